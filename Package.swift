@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "bundleidx",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "BundleIndex", targets: ["BundleIndex"]),
+        .executable(name: "bundleidx", targets: ["bundleidx"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Debian's liblmdb-dev / libxxhash-dev, found through pkg-config; never vendored.
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .systemLibrary(
+            name: "CXXHash",
+            pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]
+        ),
+        .target(
+            name: "BundleIndex",
+            dependencies: ["CLMDB", "CXXHash"]
+        ),
+        .executableTarget(
+            name: "bundleidx",
+            dependencies: [
+                "BundleIndex",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "BundleIndexTests",
+            dependencies: ["BundleIndex"]
+        ),
+    ]
+)

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An open index, for lookups. Safe to share between threads: each call runs in its own
+/// LMDB read transaction (the environment is opened with `MDB_NOTLS`).
+public final class IndexReader: Sendable {
+    let store: IndexStore
+
+    /// Opens the index at `path` read-only. Throws `IndexError` when it is missing, not an
+    /// index, of another format version or damaged.
+    public init(path: String) throws {
+        store = try IndexStore.openForReading(path: path)
+    }
+
+    public var path: String { store.path }
+
+    /// A bundle by its path (as given to `build`, or through symbolic links to it), or nil when
+    /// the index does not hold it.
+    public func bundle(atPath path: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
+        let absolute = PathText.absolute(path, currentDirectory: Self.currentDirectory())
+        if let record = try store.read({ try $0.bundle(path: absolute) }) {
+            return IndexedBundle(reader: self, record: record, context: context)
+        }
+        // Named through a link: compare resolved paths.
+        if let real = DirectoryReader.realPath(absolute), real != absolute,
+           let record = try store.read({ try $0.bundle(path: real) }) {
+            return IndexedBundle(reader: self, record: record, context: context)
+        }
+        return nil
+    }
+
+    /// The bundle whose Info.plist declares `identifier` (the first by path when several do).
+    public func bundle(identifier: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
+        let record: BundleRecord? = try store.read { snap in
+            for path in try snap.bundlePaths(identifier: identifier) {
+                if let r = try snap.bundle(path: path) { return r }
+            }
+            return nil
+        }
+        return record.map { IndexedBundle(reader: self, record: $0, context: context) }
+    }
+
+    /// `bundle(atPath:)` when `reference` looks like a path or names an indexed bundle,
+    /// otherwise `bundle(identifier:)`.
+    public func bundle(_ reference: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
+        if let b = try bundle(atPath: reference, context: context) { return b }
+        if reference.contains("/") { return nil }
+        return try bundle(identifier: reference, context: context)
+    }
+
+    /// Every indexed bundle at or below `directory` (all of them when nil), by path.
+    public func bundles(under directory: String? = nil) throws -> [BundleRecord] {
+        let root = directory.map { PathText.absolute($0, currentDirectory: Self.currentDirectory()) } ?? "/"
+        return try store.read { try $0.bundles(under: root) }
+    }
+
+    public func statistics() throws -> IndexStatistics {
+        try store.read { snap in
+            let records = try snap.bundles(under: "/")
+            return IndexStatistics(
+                path: store.path, formatVersion: IndexStore.formatVersion, bundles: records.count,
+                resourceRecords: try snap.resourceRecordCount(), indexBytes: store.environment.fileSize(),
+                roots: try snap.roots(), builtAt: try snap.metaU64(.builtAt) ?? 0,
+                buildMilliseconds: try snap.metaU64(.buildSeconds) ?? 0, generation: try snap.metaU64(.generation) ?? 0)
+        }
+    }
+
+    static func currentDirectory() -> String {
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buf, buf.count) != nil else { return "/" }
+        return String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+public struct IndexStatistics: Sendable {
+    public let path: String
+    public let formatVersion: UInt32
+    public let bundles: Int
+    public let resourceRecords: Int
+    public let indexBytes: Int
+    public let roots: [String]
+    /// Seconds since 1970 of the last build.
+    public let builtAt: UInt64
+    public let buildMilliseconds: UInt64
+    public let generation: UInt64
+}

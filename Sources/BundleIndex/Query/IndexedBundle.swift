@@ -1,0 +1,137 @@
+/// One indexed bundle, with Foundation's `Bundle` API answered from the index under a search
+/// context. Methods throw only when the index itself cannot be read.
+public struct IndexedBundle: Sendable {
+    let reader: IndexReader
+    public let record: BundleRecord
+    public let context: SearchContext
+
+    private var info: BundleInfo { BundleInfo(record: record, context: context) }
+
+    /// A copy that answers under another context.
+    public func with(context: SearchContext) -> IndexedBundle {
+        IndexedBundle(reader: reader, record: record, context: context)
+    }
+
+    // MARK: locations
+
+    public var bundlePath: String { record.path }
+    public var layout: BundleLayout { record.layout }
+
+    public var resourcePath: String {
+        let dir = record.layout.resourceDirectory
+        return dir.isEmpty ? record.path : record.path + "/" + dir
+    }
+
+    // MARK: resources
+
+    public func path(forResource name: String?, ofType type: String?) throws -> String? {
+        try hit(name, type, nil, .unspecified).map(absolute)
+    }
+
+    public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
+        try hit(name, type, subpath, .unspecified).map(absolute)
+    }
+
+    public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
+                     forLocalization localization: String?) throws -> String? {
+        try hit(name, type, subpath, .given(localization)).map(absolute)
+    }
+
+    public func paths(forResourcesOfType type: String?, inDirectory subpath: String?) throws -> [String] {
+        try hits(type, subpath, .unspecified).map(absolute)
+    }
+
+    public func paths(forResourcesOfType type: String?, inDirectory subpath: String?,
+                      forLocalization localization: String?) throws -> [String] {
+        try hits(type, subpath, .given(localization)).map(absolute)
+    }
+
+    /// Like `path(...)`, with Foundation's directory flag (`url(...).hasDirectoryPath`).
+    public func resource(named name: String?, ofType type: String?, inDirectory subpath: String? = nil) throws -> ResourceHit? {
+        try hit(name, type, subpath, .unspecified)
+    }
+
+    public func resource(named name: String?, ofType type: String?, inDirectory subpath: String?,
+                         forLocalization localization: String?) throws -> ResourceHit? {
+        try hit(name, type, subpath, .given(localization))
+    }
+
+    public func resources(ofType type: String?, inDirectory subpath: String?) throws -> [ResourceHit] {
+        try hits(type, subpath, .unspecified)
+    }
+
+    public func resources(ofType type: String?, inDirectory subpath: String?, forLocalization localization: String?) throws -> [ResourceHit] {
+        try hits(type, subpath, .given(localization))
+    }
+
+    // MARK: localization
+
+    /// `Bundle.localizations` (§4.1; lproj names in byte order).
+    public var localizations: [String] { info.localizations }
+
+    /// `Bundle.developmentLocalization`: nil when Info.plist has none (Foundation on Linux traps).
+    public var developmentLocalization: String? { info.developmentRegion }
+
+    /// The directories searched after the global one, in order (S0, then Base, then S1…).
+    public var languageSearchList: [String] { info.searchList }
+
+    public var preferredLocalizations: [String] {
+        BundleInfo.preferredLocalizations(from: localizations, preferences: nil)
+    }
+
+    public static func preferredLocalizations(from list: [String], forPreferences preferences: [String]?) -> [String] {
+        BundleInfo.preferredLocalizations(from: list, preferences: preferences)
+    }
+
+    // MARK: Info.plist
+
+    public var infoDictionary: [String: PropertyListValue] { info.infoDictionary }
+    public var bundleIdentifier: String? { info.identifier }
+
+    /// The `InfoPlist.strings` the search finds, parsed (§2.7); nil when there is none.
+    public func localizedInfoDictionary() throws -> [String: PropertyListValue]? {
+        guard let hit = try hit("InfoPlist", "strings", nil, .unspecified) else { return nil }
+        let directory = hit.relativePath.split(separator: "/").dropLast().joined(separator: "/")
+        let name = PathText.lastComponent(hit.relativePath)
+        return try reader.store.read { try $0.strings(bundle: record.id, directory: directory, name: name) } ?? nil
+    }
+
+    /// Foundation on Linux: the localized dictionary when one exists, else Info.plist (D7).
+    public func object(forInfoDictionaryKey key: String) throws -> PropertyListValue? {
+        if let local = try localizedInfoDictionary() { return local[key] }
+        return infoDictionary[key]
+    }
+
+    // MARK: -
+
+    private func hit(_ name: String?, _ type: String?, _ sub: String?, _ loc: ResourceLookup.Localization) throws -> ResourceHit? {
+        // Swift's Bundle answers nil before CF when both are nil or empty.
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        return try reader.store.read { snap in
+            try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: loc)
+        }
+    }
+
+    private func hits(_ type: String?, _ sub: String?, _ loc: ResourceLookup.Localization) throws -> [ResourceHit] {
+        try reader.store.read { snap in
+            try lookup(snap).array(type: type, subdirectory: sub, localization: loc)
+        }
+    }
+
+    private func lookup(_ snap: IndexSnapshot) -> ResourceLookup {
+        ResourceLookup(search: ResourceSearch(snapshot: snap, bundle: record, context: context, searchList: info.searchList))
+    }
+
+    private func absolute(_ hit: ResourceHit) -> String {
+        hit.relativePath == "." ? record.path : record.path + "/" + hit.relativePath
+    }
+
+    /// Store reads a single lookup performs (for the read-bound tests and benchmarks).
+    func readsForLookup(name: String?, type: String?, subdirectory: String?) throws -> Int {
+        try reader.store.read { snap in
+            let before = snap.reads
+            _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: .unspecified)
+            return snap.reads - before
+        }
+    }
+}

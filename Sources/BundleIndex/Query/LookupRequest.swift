@@ -1,0 +1,94 @@
+/// A resource query after CF's argument normalisation (SEARCH_PATTERN.md §7.1,
+/// `_CFBundleCopyFindResources`).
+struct LookupRequest {
+    enum Key: Equatable {
+        /// `name.type`, or a bare name.
+        case name(String)
+        /// Type only: every entry whose start or end type matches.
+        case type(String)
+        /// Neither name nor type: all files.
+        case all
+    }
+
+    let key: Key
+    /// `subPath`, the name's own directory part, or both joined; nil when empty.
+    let subdirectory: String?
+
+    /// nil when `subPath` climbs above the resource directory (`..`, `../x`, `a/../..`).
+    init?(name: String?, type: String?, subdirectory subPath: String?) {
+        if let subPath, Self.climbsOut(subPath) { return nil }
+
+        var realName = name
+        var subFromName: String?
+        if let name, name.utf16.count >= 2, let slash = name.lastIndex(of: "/") {
+            let last = String(name[name.index(after: slash)...])
+            if slash > name.startIndex {
+                subFromName = String(name[..<slash])
+                // "dir/": the directory name itself is the resource name.
+                realName = last.isEmpty && name.index(after: slash) == name.endIndex ? subFromName : last
+            } else {
+                realName = last
+            }
+        }
+
+        let type = (type?.isEmpty ?? true) ? nil : type
+        if let realName, !realName.isEmpty {
+            if let type { key = .name(type.hasPrefix(".") ? realName + type : realName + "." + type) }
+            else { key = .name(realName) }
+        } else if let type {
+            key = .type(type.hasPrefix(".") ? String(type.dropFirst()) : type)
+        } else {
+            key = .all
+        }
+
+        let hasSub = !(subPath?.isEmpty ?? true)
+        let hasSubFromName = !(subFromName?.isEmpty ?? true)
+        switch (hasSub, hasSubFromName) {
+        case (true, false): subdirectory = subPath
+        case (false, true): subdirectory = subFromName
+        case (true, true): subdirectory = PathComponents.append(subPath!, subFromName!)
+        case (false, false): subdirectory = nil
+        }
+    }
+
+    /// The depth walk of §7.1: a leading empty component and `.` are skipped, `..` goes up.
+    private static func climbsOut(_ path: String) -> Bool {
+        var depth = 0
+        for (i, c) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+            if i == 0 && c.isEmpty { continue }
+            if c == "." { continue }
+            depth += c == ".." ? -1 : 1
+            if depth < 0 { return true }
+        }
+        return false
+    }
+}
+
+enum PathComponents {
+    /// `_CFAppendPathComponent2`: joins with one `/` unless the left side already ends in one.
+    static func append(_ left: String, _ right: String) -> String {
+        if left.isEmpty { return right }
+        return left.hasSuffix("/") ? left + right : left + "/" + right
+    }
+
+    /// RFC 3986 remove_dot_segments on a relative path, keeping empty segments (`//`) — what
+    /// CFURL's `.path` does to the relative URLs of type lookups and arrays (§7.5).
+    static func removingDotSegments(_ path: String) -> String {
+        var input = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let leadingSlash = path.hasPrefix("/")
+        if leadingSlash { input.removeFirst() }
+        var out: [String] = []
+        for (i, segment) in input.enumerated() {
+            let isLast = i == input.count - 1
+            if segment == "." {
+                if isLast { out.append("") }
+            } else if segment == ".." {
+                if !out.isEmpty { out.removeLast() }
+                if isLast { out.append("") }
+            } else {
+                out.append(segment)
+            }
+        }
+        return (leadingSlash ? "/" : "") + out.joined(separator: "/")
+    }
+}

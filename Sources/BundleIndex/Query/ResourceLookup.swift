@@ -1,0 +1,126 @@
+/// A found resource, as Foundation reports it.
+public struct ResourceHit: Equatable, Sendable {
+    /// Relative to the bundle root, spelled like Foundation's `path(...)` (no trailing `/`).
+    public let relativePath: String
+    /// Foundation's `url(...).hasDirectoryPath`: true for real directories (not for links to them).
+    public let isDirectory: Bool
+}
+
+/// `_CFBundleCopyFindResources` over the index: argument normalisation (§7.1), the
+/// `forLocalization:` filter (§7.4), path spelling (§7.5) and the version-0 root fallback (§7.6).
+struct ResourceLookup {
+    let search: ResourceSearch
+
+    /// The `forLocalization:` argument: absent (the 3-argument API) or given (maybe nil).
+    enum Localization: Equatable {
+        case unspecified
+        case given(String?)
+    }
+
+    func single(name: String?, type: String?, subdirectory: String?, localization: Localization) throws -> ResourceHit? {
+        guard let request = LookupRequest(name: name, type: type, subdirectory: subdirectory) else { return nil }
+        return try withFallback(request) { resourceDir, sub in
+            try findSingle(request.key, resourceDir: resourceDir, sub: sub, localization: localization)
+                .map { hit(resourceDir: resourceDir, $0, verbatim: isNameKey(request.key)) }
+                .map { [$0] } ?? []
+        }.first
+    }
+
+    func array(type: String?, subdirectory: String?, localization: Localization) throws -> [ResourceHit] {
+        guard let request = LookupRequest(name: nil, type: type, subdirectory: subdirectory) else { return [] }
+        return try withFallback(request) { resourceDir, sub in
+            try findArray(request.key, resourceDir: resourceDir, sub: sub, localization: localization)
+                .map { hit(resourceDir: resourceDir, $0, verbatim: false) }
+        }
+    }
+
+    // MARK: -
+
+    private func isNameKey(_ key: LookupRequest.Key) -> Bool {
+        if case .name = key { return true }
+        return false
+    }
+
+    /// §7.6: an empty result in a version-0 bundle is looked up again relative to the bundle
+    /// root (`Resources` and `Resources/x` subdirectories are mapped instead).
+    private func withFallback(_ request: LookupRequest, _ body: (String, String?) throws -> [ResourceHit]) throws -> [ResourceHit] {
+        let layout = search.bundle.layout
+        let resourceDir = layout.resourceDirectory
+        let first = try body(resourceDir, request.subdirectory)
+        guard first.isEmpty else { return first }
+        let spotlight = layout == .contents && search.bundle.path == "/Library/Spotlight"
+        guard layout == .resources || spotlight else { return first }
+        let sub = request.subdirectory
+        let own = layout == .resources ? "Resources" : "Contents/Resources"
+        if sub == own { return try body(resourceDir, nil) }
+        if let sub, sub.utf16.count > own.utf16.count + 1, sub.hasPrefix(own + "/") {
+            return try body(resourceDir, String(sub.dropFirst(own.count + 1)))
+        }
+        return try body("", sub)
+    }
+
+    private func findSingle(_ key: LookupRequest.Key, resourceDir: String, sub: String?, localization: Localization) throws -> String? {
+        let value = try search.first(key, resourceDir: resourceDir, sub: sub)
+        guard case .given(let loc) = localization else { return value }
+        let l = (loc?.isEmpty ?? true) ? nil : loc
+        if let value {
+            if !isLocalized(value, sub: sub) { return value }
+            if let l, value.hasPrefix(l + ".") { return value }
+        }
+        guard let l else { return nil }
+        return try search.first(key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub))
+    }
+
+    private func findArray(_ key: LookupRequest.Key, resourceDir: String, sub: String?, localization: Localization) throws -> [String] {
+        let values = try search.all(key, resourceDir: resourceDir, sub: sub)
+        guard case .given(let loc) = localization else { return values }
+        let l = (loc?.isEmpty ?? true) ? nil : loc
+        var kept: [String] = []
+        var lprojFound = false
+        for v in values {
+            if isLocalized(v, sub: sub) {
+                guard let l, v.hasPrefix(l + ".") else { break }
+                lprojFound = true
+            }
+            kept.append(v)
+        }
+        if let l, !lprojFound {
+            kept += try search.all(key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub))
+        }
+        return kept
+    }
+
+    private func localizedSubdirectory(_ l: String, _ sub: String?) -> String {
+        guard let sub, !sub.isEmpty else { return l + ".lproj" }
+        return PathComponents.append(l + ".lproj", sub)
+    }
+
+    /// CF's test for "this table value came from an lproj" (§7.4, D13): with a subdirectory,
+    /// it occurs in the path at an index > 0; without one, `.lproj` occurs with at least two
+    /// characters after it. A substring test, quirks included.
+    private func isLocalized(_ path: String, sub: String?) -> Bool {
+        let p = Array(path.utf16)
+        if let sub, !sub.isEmpty {
+            guard let at = firstIndex(of: Array(sub.utf16), in: p) else { return false }
+            return at > 0
+        }
+        guard let j = firstIndex(of: Array(".lproj".utf16), in: p) else { return false }
+        return j + 7 < p.count
+    }
+
+    private func firstIndex(of needle: [UInt16], in hay: [UInt16]) -> Int? {
+        guard !needle.isEmpty, needle.count <= hay.count else { return nil }
+        for i in 0...(hay.count - needle.count) where hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
+        return nil
+    }
+
+    /// §7.5: a name lookup's path is the table value appended verbatim; type lookups and arrays
+    /// go through relative URLs, which drop dot segments. `.path` drops a directory's `/`.
+    private func hit(resourceDir: String, _ value: String, verbatim: Bool) -> ResourceHit {
+        var rel = resourceDir.isEmpty ? value : resourceDir + "/" + value
+        if !verbatim { rel = PathComponents.removingDotSegments(rel) }
+        let isDirectory = rel.hasSuffix("/")
+        if isDirectory { rel.removeLast() }
+        return ResourceHit(relativePath: rel.isEmpty ? "." : rel, isDirectory: isDirectory)
+    }
+}

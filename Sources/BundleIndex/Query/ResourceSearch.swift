@@ -1,0 +1,142 @@
+/// CF's per-bundle query table (SEARCH_PATTERN.md §6) answered from the index: instead of
+/// reading and caching whole directories, each search step reads one record of the directory
+/// it would have read. A lookup therefore costs at most one read per search step (global,
+/// S0, Base, S1…Sn, plus the `forLocalization:` and version-0 repeats), whatever the size of
+/// the index.
+struct ResourceSearch {
+    let snapshot: IndexSnapshot
+    let bundle: BundleRecord
+    let context: SearchContext
+    /// The bundle's language search list S (§4.4).
+    let searchList: [String]
+
+    /// One directory read of the table: `lproj` nil is the global step.
+    struct Step {
+        let lproj: String?
+        /// Steps S0 and Base mark the types they provide (§6 type hiding).
+        let firstLproj: Bool
+    }
+
+    var steps: [Step] {
+        var out = [Step(lproj: nil, firstLproj: false)]
+        if let first = searchList.first { out.append(Step(lproj: first, firstLproj: true)) }
+        out.append(Step(lproj: "Base", firstLproj: true))
+        for l in searchList.dropFirst() { out.append(Step(lproj: l, firstLproj: false)) }
+        return out
+    }
+
+    // MARK: - paths of one step
+
+    /// CF's path prefix of a step's entries: `[<l>.lproj/][sub/]` (relative to the resource dir).
+    private func prefix(_ step: Step, _ sub: String?) -> String {
+        var p = ""
+        if let l = step.lproj { p = l + ".lproj/" }
+        if let sub, !sub.isEmpty { p = PathComponents.append(p, sub); if !p.hasSuffix("/") { p += "/" } }
+        return p
+    }
+
+    /// The directory a step reads, as indexed (relative to the bundle root, normalised); nil
+    /// when it cannot exist (a `..` through something that is not a directory).
+    private func directory(resourceDir: String, _ step: Step, _ sub: String?, cache: inout [String: Bool]) throws -> String? {
+        let raw = PathText.join(resourceDir, step.lproj.map { $0 + ".lproj" } ?? "", sub ?? "")
+        var parts: [Substring] = []
+        for c in raw.split(separator: "/", omittingEmptySubsequences: true) {
+            if c == "." { continue }
+            if c == ".." {
+                // The kernel resolves `x/..` only if x is a directory: check it really is one.
+                let below = parts.joined(separator: "/")
+                if parts.isEmpty { return nil }
+                let exists: Bool
+                if let known = cache[below] { exists = known } else {
+                    exists = try snapshot.directory(bundle: bundle.id, path: below) != nil
+                    cache[below] = exists
+                }
+                if !exists { return nil }
+                parts.removeLast()
+            } else {
+                parts.append(c)
+            }
+        }
+        return parts.joined(separator: "/")
+    }
+
+    // MARK: - the table, one key at a time
+
+    /// `T[key]` for a single lookup: the value the first step that has one produces.
+    func first(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> String? {
+        var cache: [String: Bool] = [:]
+        for step in steps {
+            guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { continue }
+            let pre = prefix(step, sub)
+            switch key {
+            case .name(let name):
+                if let hit = try resolve(name, in: dir, step: step, prefix: pre) { return pre + hit.pathComponent }
+            case .type(let type):
+                if let e = try snapshot.typeEntries(bundle: bundle.id, directory: dir, type: type).first {
+                    return pre + e.pathComponent
+                }
+            case .all:
+                if let e = try snapshot.directory(bundle: bundle.id, path: dir)?.entries.first {
+                    return pre + e.pathComponent
+                }
+            }
+        }
+        return nil
+    }
+
+    /// `T[key]` for an array lookup: the runs of every step, with CF's type hiding (§6): a type
+    /// found in S0 or Base is not added from later lprojs; the all-files list takes only the
+    /// first localized directory that has entries.
+    func all(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> [String] {
+        var out: [String] = []
+        var cache: [String: Bool] = [:]
+        var typeMarked = false
+        var localizedAdded = false
+        for step in steps {
+            guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { continue }
+            let pre = prefix(step, sub)
+            switch key {
+            case .name(let name):
+                if let hit = try resolve(name, in: dir, step: step, prefix: pre) { return [pre + hit.pathComponent] }
+            case .type(let type):
+                if step.lproj != nil && !step.firstLproj && typeMarked { continue }
+                let entries = try snapshot.typeEntries(bundle: bundle.id, directory: dir, type: type)
+                if step.firstLproj && !entries.isEmpty { typeMarked = true }
+                out += entries.map { pre + $0.pathComponent }
+            case .all:
+                if step.lproj != nil && localizedAdded { continue }
+                let entries = try snapshot.directory(bundle: bundle.id, path: dir)?.entries ?? []
+                if step.lproj != nil && !entries.isEmpty { localizedAdded = true }
+                out += entries.map { pre + $0.pathComponent }
+            }
+        }
+        return out
+    }
+
+    /// The entry CF's table holds for `name` after reading one directory: the entry of that
+    /// name, replaced by platform/product variants as `_createQueryTableAtPath` does (§6).
+    /// Candidates are visited in byte order, standing in for readdir order.
+    private func resolve(_ name: String, in dir: String, step: Step, prefix pre: String) throws -> DirectoryEntry? {
+        let candidates = try snapshot.nameCandidates(bundle: bundle.id, directory: dir, name: name)
+        var current: DirectoryEntry?
+        let suffixes = context.suffixes
+        let lprojLength = step.lproj.map { ($0 + ".lproj").utf16.count } ?? 0
+        for e in candidates {
+            if e.name == name {
+                if current == nil { current = e }
+                continue
+            }
+            let (kind, stripped) = suffixes.analyse(e.name)
+            guard stripped == name else { continue }
+            guard let previous = current else { current = e; continue }
+            let previousKind = suffixes.classify(previousPath: pre + previous.pathComponent, lprojNameLength: lprojLength)
+            if VariantSuffixes.replaces(previous: previousKind, with: kind) { current = e }
+        }
+        return current
+    }
+}
+
+extension DirectoryEntry {
+    /// How CF spells the entry in its tables: directories end with `/` (§3).
+    var pathComponent: String { isDirectory ? name + "/" : name }
+}

@@ -1,0 +1,152 @@
+/// Reads one bundle: layout (§1), Info.plist files (§2), lproj names (§4.1) and every directory
+/// a lookup can read (§6, §7.6).
+///
+/// Which directories: the resource directory and everything below it; for old-style and flat
+/// bundles the whole bundle (version-0 bundles fall back to the root on a miss, §7.6).
+/// Symbolic links to directories are followed when their target lies inside the bundle and is
+/// not one of the directories already being walked (no loops); the linked content is indexed
+/// under the link's own path, as CF would address it. Links leading out of the bundle are
+/// entries, but not descended into (docs/scanning.md).
+struct BundleScanner {
+    let bundlePath: String
+    /// Listings already read by the tree walker, by absolute path.
+    var listingCache: [String: [DirectoryEntry]] = [:]
+    private(set) var warnings: [String] = []
+    private(set) var unreadableDirectories = 0
+    private(set) var skippedNames = 0
+    /// Listings this scan read, for the walker to reuse when it looks for nested bundles.
+    private(set) var listed: [String: [DirectoryEntry]] = [:]
+
+    static let maxDirectoriesPerBundle = 500_000
+
+    init(bundlePath: String) { self.bundlePath = bundlePath }
+
+    mutating func scan() throws -> ScannedBundle {
+        let rootEntries = try list("")
+        let layout = BundleLayout.detect(bundlePath: bundlePath,
+                                         directoryLikeNames: rootEntries.filter(\.countsForLayout).map(\.name))
+        let treeRoot = (layout == .resources || layout == .flat) ? "" : layout.resourceDirectory
+        let directories = walkTree(from: treeRoot)
+        let byPath = Dictionary(directories.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+
+        let resourceDir = layout.resourceDirectory
+        let resourceEntries = byPath[resourceDir]?.entries ?? []
+        let lprojs = resourceEntries.compactMap { e -> String? in
+            guard e.name.hasSuffix(".lproj"), e.name.utf16.count > 6 else { return nil }
+            return String(e.name.dropLast(6))
+        }
+
+        let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
+        let strings = readStringsFiles(layout: layout, byPath: byPath)
+        return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
+                             directories: directories, stringsFiles: strings, warnings: warnings)
+    }
+
+    // MARK: - directories
+
+    private mutating func list(_ relative: String) throws -> [DirectoryEntry] {
+        let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
+        if let cached = listingCache[absolute] ?? listed[absolute] { return cached }
+        let entries = try DirectoryReader.list(absolute, skippedNames: &skippedNames)
+        listed[absolute] = entries
+        return entries
+    }
+
+    private mutating func walkTree(from start: String) -> [ScannedDirectory] {
+        guard let bundleReal = DirectoryReader.realPath(bundlePath) else { return [] }
+        var out: [ScannedDirectory] = []
+        // (relative path, real paths of the directories on the way down: the loop guard)
+        var stack: [(String, [String])] = [(start, [])]
+        while let (relative, chain) = stack.popLast() {
+            let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
+            guard let real = DirectoryReader.realPath(absolute) else { continue }
+            let entries: [DirectoryEntry]
+            do {
+                entries = try list(relative)
+            } catch {
+                unreadableDirectories += 1
+                warnings.append("unreadable directory skipped: \(error)")
+                continue
+            }
+            guard out.count < Self.maxDirectoriesPerBundle else {
+                warnings.append("more than \(Self.maxDirectoriesPerBundle) directories; the rest is not indexed")
+                break
+            }
+            out.append(ScannedDirectory(path: relative, entries: entries,
+                                        modificationTime: DirectoryReader.modificationTime(absolute)))
+            let nextChain = chain + [real]
+            for entry in entries.reversed() where entry.isTraversable {
+                let child = PathText.join(relative, entry.name)
+                if entry.flags.contains(.symlinkToDirectory) {
+                    guard let target = DirectoryReader.realPath(bundlePath + "/" + child) else { continue }
+                    let inside = target == bundleReal || target.hasPrefix(bundleReal + "/")
+                    let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }
+                    if !inside || loops { continue }
+                }
+                stack.append((child, nextChain))
+            }
+        }
+        out.sort { byteOrder($0.path, $1.path) }
+        return out
+    }
+
+    // MARK: - Info.plist and InfoPlist.strings
+
+    /// Names the `foundation-linux` and `apple` profiles may read (§2.1; GNUstep's own name).
+    static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
+                                              "info-gnustep.plist"]
+
+    private mutating func readInfoPlists(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [InfoPlistFile] {
+        // A flat bundle whose own path ends in one of these names has no Info.plist (§1 table).
+        if layout == .flat, ["Support Files", "Contents", "Resources"].contains(where: { bundlePath.hasSuffix($0) }) {
+            return []
+        }
+        let dir = layout.infoPlistDirectory
+        let entries: [DirectoryEntry]
+        if let scanned = byPath[dir] {
+            entries = scanned.entries
+        } else if let listedEntries = try? list(dir) {
+            entries = listedEntries
+        } else {
+            return []
+        }
+        var out: [InfoPlistFile] = []
+        for e in entries where !e.isDirectory && Self.infoPlistNames.contains(e.name.lowercased()) {
+            let path = bundlePath + "/" + PathText.join(dir, e.name)
+            switch PropertyListReader.dictionary(atPath: path) {
+            case .success(let d): out.append(InfoPlistFile(name: e.name, dictionary: d))
+            case .failure(let why):
+                warnings.append("\(path) \(why); its information is left empty")
+                out.append(InfoPlistFile(name: e.name, dictionary: nil))
+            }
+        }
+        if !out.contains(where: { $0.name == "Info.plist" }),
+           let odd = out.first(where: { $0.name.lowercased() == "info.plist" }) {
+            warnings.append("\(bundlePath): Info.plist is spelled \(odd.name); Foundation on Linux reads none")
+        }
+        return out
+    }
+
+    /// Files a search for `InfoPlist.strings` can return: `InfoPlist*.strings` (variants
+    /// included) in the resource directory, its lprojs, and for version 0 the root and its lprojs.
+    private func readStringsFiles(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [StringsFile] {
+        var dirs = [layout.resourceDirectory]
+        if layout == .resources { dirs.append("") }
+        var out: [StringsFile] = []
+        for base in Set(dirs) {
+            guard let top = byPath[base] else { continue }
+            var candidates = [top]
+            for e in top.entries where e.name.hasSuffix(".lproj") && e.isTraversable {
+                if let d = byPath[PathText.join(base, e.name)] { candidates.append(d) }
+            }
+            for d in candidates {
+                for e in d.entries where e.name.hasPrefix("InfoPlist") && e.name.hasSuffix(".strings") && !e.isDirectory {
+                    let path = bundlePath + "/" + PathText.join(d.path, e.name)
+                    let parsed = try? PropertyListReader.dictionary(atPath: path).get()
+                    out.append(StringsFile(directory: d.path, name: e.name, dictionary: parsed))
+                }
+            }
+        }
+        return out
+    }
+}

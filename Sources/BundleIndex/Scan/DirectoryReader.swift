@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One directory entry as CF's `_CFIterateDirectory` sees it (SEARCH_PATTERN.md §3).
+struct DirectoryEntry: Hashable, Sendable {
+    struct Flags: OptionSet, Hashable, Sendable {
+        let rawValue: UInt8
+        /// `d_type == DT_DIR`: CF reports the entry with a trailing `/`.
+        static let directory = Flags(rawValue: 1)
+        /// A symbolic link (never gets a trailing `/`, even when it points at a directory).
+        static let symlink = Flags(rawValue: 2)
+        /// A symbolic link that resolves to a directory: usable as a subdirectory in lookups.
+        static let symlinkToDirectory = Flags(rawValue: 4)
+    }
+
+    let name: String
+    let flags: Flags
+
+    var isDirectory: Bool { flags.contains(.directory) }
+    /// A directory or a link to one: CF can descend into it and the layout rules count it.
+    var isTraversable: Bool { flags.contains(.directory) || flags.contains(.symlinkToDirectory) }
+    var countsForLayout: Bool { flags.contains(.directory) || flags.contains(.symlink) }
+}
+
+/// Why a directory could not be listed.
+struct DirectoryReadError: Error, CustomStringConvertible {
+    let path: String
+    let errno: Int32
+    var description: String { "\(path): \(String(cString: strerror(errno)))" }
+}
+
+enum DirectoryReader {
+    /// Lists `path` like `_CFIterateDirectory`: skips `.`, `..`, inode 0 and `._*`; `DT_UNKNOWN`
+    /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified,
+    /// §10). Names that are not valid UTF-8 are left out and counted: CF cannot make a CFString
+    /// from them either.
+    static func list(_ path: String, skippedNames: inout Int) throws -> [DirectoryEntry] {
+        guard let dir = opendir(path) else { throw DirectoryReadError(path: path, errno: errno) }
+        defer { closedir(dir) }
+        var entries: [DirectoryEntry] = []
+        while let ent = readdir(dir) {
+            if ent.pointee.d_ino == 0 { continue }
+            let name: String? = withUnsafeBytes(of: &ent.pointee.d_name) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let len = bytes.firstIndex(of: 0) ?? bytes.count
+                return String(validating: UnsafeBufferPointer(rebasing: bytes[..<len]), as: UTF8.self)
+            }
+            guard let name else { skippedNames += 1; continue }
+            if name == "." || name == ".." || name.isEmpty || name.hasPrefix("._") { continue }
+            entries.append(DirectoryEntry(name: name, flags: flags(of: ent.pointee.d_type, at: path + "/" + name)))
+        }
+        entries.sort { byteOrder($0.name, $1.name) }
+        return entries
+    }
+
+    private static func flags(of type: UInt8, at path: String) -> DirectoryEntry.Flags {
+        switch Int32(type) {
+        case Int32(DT_DIR): return .directory
+        case Int32(DT_LNK):
+            var st = stat()
+            if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR { return [.symlink, .symlinkToDirectory] }
+            return .symlink
+        case Int32(DT_UNKNOWN):
+            var st = stat()
+            guard lstat(path, &st) == 0 else { return [] }
+            if st.st_mode & S_IFMT == S_IFDIR { return .directory }
+            if st.st_mode & S_IFMT == S_IFLNK {
+                if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR { return [.symlink, .symlinkToDirectory] }
+                return .symlink
+            }
+            return []
+        default: return []
+        }
+    }
+
+    /// `realpath(3)`, or nil when the path does not resolve.
+    static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Modification time in nanoseconds (the watcher compares it after a restart).
+    static func modificationTime(_ path: String) -> UInt64 {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return 0 }
+        return UInt64(st.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(st.st_mtim.tv_nsec)
+    }
+
+    static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) <= limit else { return nil }
+        var out = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < out.count {
+            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(out[..<done])
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Parses Info.plist and InfoPlist.strings at build time with Foundation's parser — which is
+/// CoreFoundation's `CFPropertyListCreateWithData` on Linux, so XML, binary and OpenStep/.strings
+/// text parse exactly as Foundation's Bundle would parse them (SEARCH_PATTERN.md §2.3, §2.7).
+enum PropertyListReader {
+    enum Failure: Error, CustomStringConvertible {
+        case unreadable
+        case empty
+        case malformed(String)
+        case notADictionary
+
+        var description: String {
+            switch self {
+            case .unreadable: return "cannot be read"
+            case .empty: return "is empty"
+            case .malformed(let why): return "is not a property list (\(why))"
+            case .notADictionary: return "is not a dictionary"
+            }
+        }
+    }
+
+    static func dictionary(atPath path: String) -> Result<[String: PropertyListValue], Failure> {
+        guard let bytes = DirectoryReader.readFile(path) else { return .failure(.unreadable) }
+        return dictionary(from: bytes)
+    }
+
+    static func dictionary(from bytes: [UInt8]) -> Result<[String: PropertyListValue], Failure> {
+        guard !bytes.isEmpty else { return .failure(.empty) }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+        } catch {
+            return .failure(.malformed(String(describing: error).prefix(200).description))
+        }
+        guard case .dictionary(let d)? = convert(object) else { return .failure(.notADictionary) }
+        return .success(d)
+    }
+
+    /// Foundation's bridged plist objects → `PropertyListValue`. On Linux a CFBoolean arrives as
+    /// an NSNumber whose objCType is "c", so the type code decides bool / real / integer.
+    static func convert(_ v: Any, depth: Int = 0) -> PropertyListValue? {
+        guard depth < 200 else { return nil }
+        switch v {
+        case let s as String: return .string(s)
+        case let n as NSNumber:
+            let t = String(cString: n.objCType)
+            if t == "c" || t == "B" { return .bool(n.boolValue) }
+            if t == "d" || t == "f" { return .real(n.doubleValue) }
+            return .integer(n.int64Value)
+        case let d as Data: return .data([UInt8](d))
+        case let d as Date: return .date(d.timeIntervalSince1970)
+        case let a as [Any]: return .array(a.compactMap { convert($0, depth: depth + 1) })
+        case let d as [String: Any]:
+            var out: [String: PropertyListValue] = [:]
+            for (k, x) in d { if let c = convert(x, depth: depth + 1) { out[k] = c } }
+            return .dictionary(out)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// What the scanner found in one bundle: everything a lookup on it can depend on
+/// (SEARCH_PATTERN.md §10), before it is written to the index.
+struct ScannedBundle {
+    /// Absolute path as the user names it (lexically normalised, symlinks not resolved, like
+    /// `Bundle(path:)`).
+    let path: String
+    let layout: BundleLayout
+    /// Every file in the Info.plist directory whose name matches `Info.plist`,
+    /// `Info-<platform>.plist` case-insensitively (§2.1, the `apple` profile's GNUstep rule).
+    let infoPlists: [InfoPlistFile]
+    /// Names of resource-directory entries ending in `.lproj` (suffix removed), in byte order.
+    let lprojs: [String]
+    /// Every directory a lookup can read, relative to the bundle root.
+    let directories: [ScannedDirectory]
+    /// Parsed `InfoPlist*.strings` files that a search for `InfoPlist.strings` can return.
+    let stringsFiles: [StringsFile]
+    let warnings: [String]
+
+    var resourceCount: Int { directories.reduce(0) { $0 + $1.entries.count } }
+}
+
+struct ScannedDirectory {
+    /// Relative to the bundle root, no leading or trailing `/`; "" is the root.
+    let path: String
+    let entries: [DirectoryEntry]
+    let modificationTime: UInt64
+}
+
+struct InfoPlistFile: Equatable {
+    /// The name as it is on disk (`Info.plist`, `info.plist`, `Info-gnustep.plist`, ...).
+    let name: String
+    /// nil when the file is not a readable property-list dictionary.
+    let dictionary: [String: PropertyListValue]?
+}
+
+struct StringsFile {
+    let directory: String
+    let name: String
+    let dictionary: [String: PropertyListValue]?
+}
+
+/// Lexical path helpers shared by the scanner and the query side.
+enum PathText {
+    /// Joins non-empty components with `/`.
+    static func join(_ parts: String...) -> String {
+        parts.filter { !$0.isEmpty }.joined(separator: "/")
+    }
+
+    /// Removes `.` and empty components and resolves `..` lexically. nil when `..` would climb
+    /// above the start.
+    static func normalise(_ path: String) -> String? {
+        var out: [Substring] = []
+        for c in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if c == "." { continue }
+            if c == ".." {
+                if out.isEmpty { return nil }
+                out.removeLast()
+            } else {
+                out.append(c)
+            }
+        }
+        return out.joined(separator: "/")
+    }
+
+    /// An absolute, lexically normalised form of a path given on the command line or to the API.
+    static func absolute(_ path: String, currentDirectory: String) -> String {
+        let joined = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+        return "/" + (normalise(joined) ?? "")
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        guard let i = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: i)...])
+    }
+}

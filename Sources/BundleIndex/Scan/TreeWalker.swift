@@ -1,0 +1,92 @@
+/// Walks the roots given to `bundleidx build` and finds every bundle, nested ones included
+/// (`Frameworks/`, `PlugIns/`, bundles inside `Resources/`). Each bundle is scanned by
+/// `BundleScanner`; listings it already read are reused while looking for nested bundles.
+///
+/// The walk itself does not follow symbolic links (a link can lead anywhere, including back up
+/// the tree); a root that is itself a link is followed.
+struct TreeWalker {
+    /// Directory extensions that always make a bundle (compared case-insensitively).
+    static let bundleExtensions: Set<String> = [
+        "app", "framework", "bundle", "plugin", "appex", "xpc", "kext", "qlgenerator", "mdimporter",
+        "prefpane", "saver", "service", "component", "wdgt", "docset", "ideplugin", "xctest",
+        "systemextension", "driver", "debug", "palette", "gsbundle", "resources",
+    ]
+
+    struct Report {
+        var bundles = 0
+        var resources = 0
+        var warnings: [String] = []
+        var unreadableDirectories = 0
+        var skippedNames = 0
+        var directoriesVisited = 0
+    }
+
+    /// Called after each bundle, for progress output.
+    var progress: ((_ bundles: Int, _ resources: Int) -> Void)?
+
+    /// Walks `root` and hands every bundle to `visit` as soon as it is scanned, so only one
+    /// bundle's listings are held in memory at a time.
+    func walk(root: String, visit: (ScannedBundle) throws -> Void) throws -> Report {
+        var report = Report()
+        var stack = [root]
+        var cache: [String: [DirectoryEntry]] = [:]
+        while let dir = stack.popLast() {
+            report.directoriesVisited += 1
+            let entries: [DirectoryEntry]
+            if let cached = cache.removeValue(forKey: dir) {
+                entries = cached
+            } else {
+                do {
+                    entries = try DirectoryReader.list(dir, skippedNames: &report.skippedNames)
+                } catch {
+                    report.unreadableDirectories += 1
+                    report.warnings.append("unreadable directory skipped: \(error)")
+                    continue
+                }
+            }
+            if isBundle(dir, entries: entries, skippedNames: &report.skippedNames) {
+                var scanner = BundleScanner(bundlePath: dir)
+                scanner.listingCache[dir] = entries
+                do {
+                    let bundle = try scanner.scan()
+                    try visit(bundle)
+                    report.bundles += 1
+                    report.warnings += bundle.warnings
+                    report.resources += bundle.resourceCount
+                    progress?(report.bundles, report.resources)
+                } catch let error as DirectoryReadError {
+                    report.warnings.append("bundle skipped: \(error)")
+                }
+                report.unreadableDirectories += scanner.unreadableDirectories
+                report.skippedNames += scanner.skippedNames
+                for (path, listing) in scanner.listed where path != dir { cache[path] = listing }
+            }
+            for e in entries.reversed() where e.isDirectory {
+                stack.append(dir == "/" ? "/" + e.name : dir + "/" + e.name)
+            }
+        }
+        return report
+    }
+
+    /// A directory is a bundle when its extension says so, or when CF's layout rules find an
+    /// Info.plist in it (§1, §2.1). `Versions/<X>` inside a framework is part of its framework.
+    func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int) -> Bool {
+        let name = PathText.lastComponent(path)
+        if let dot = name.lastIndex(of: "."), name.index(after: dot) != name.endIndex,
+           Self.bundleExtensions.contains(name[name.index(after: dot)...].lowercased()) {
+            return true
+        }
+        let parent = path.split(separator: "/").dropLast().last
+        if parent == "Versions" { return false }
+        let layout = BundleLayout.detect(bundlePath: path, directoryLikeNames: entries.filter(\.countsForLayout).map(\.name))
+        let infoEntries: [DirectoryEntry]
+        if layout.infoPlistDirectory.isEmpty {
+            infoEntries = entries
+        } else {
+            guard let listed = try? DirectoryReader.list(path + "/" + layout.infoPlistDirectory,
+                                                         skippedNames: &skippedNames) else { return false }
+            infoEntries = listed
+        }
+        return infoEntries.contains { !$0.isDirectory && BundleScanner.infoPlistNames.contains($0.name.lowercased()) }
+    }
+}

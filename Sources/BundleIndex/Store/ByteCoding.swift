@@ -1,0 +1,122 @@
+/// The index's value encoding: little-endian fixed integers, LEB128 varints and
+/// length-prefixed UTF-8 strings. Decoding never traps: malformed bytes throw `IndexFormatError`.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    mutating func u32(_ v: UInt32) {
+        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
+    }
+
+    mutating func u64(_ v: UInt64) {
+        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+    }
+
+    mutating func varint(_ v: UInt64) {
+        var v = v
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7f) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func varint(_ v: Int) { varint(UInt64(v)) }
+
+    mutating func string(_ s: String) {
+        let utf8 = Array(s.utf8)
+        varint(utf8.count)
+        bytes.append(contentsOf: utf8)
+    }
+
+    mutating func raw(_ b: [UInt8]) {
+        varint(b.count)
+        bytes.append(contentsOf: b)
+    }
+
+    mutating func strings(_ list: [String]) {
+        varint(list.count)
+        for s in list { string(s) }
+    }
+}
+
+/// A value in the index could not be decoded: the file is damaged or not ours.
+struct IndexFormatError: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "malformed index record: \(what)" }
+}
+
+struct ByteReader {
+    private let buffer: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
+
+    var isAtEnd: Bool { offset >= buffer.count }
+
+    mutating func u8() throws -> UInt8 {
+        guard offset < buffer.count else { throw IndexFormatError(what: "truncated byte") }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    mutating func u32() throws -> UInt32 {
+        guard offset + 4 <= buffer.count else { throw IndexFormatError(what: "truncated u32") }
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(buffer[offset + i]) << (8 * UInt32(i)) }
+        offset += 4
+        return v
+    }
+
+    mutating func u64() throws -> UInt64 {
+        guard offset + 8 <= buffer.count else { throw IndexFormatError(what: "truncated u64") }
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(buffer[offset + i]) << (8 * UInt64(i)) }
+        offset += 8
+        return v
+    }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try u8()
+            guard shift < 64 else { throw IndexFormatError(what: "varint too long") }
+            result |= UInt64(b & 0x7f) << shift
+            if b & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func count() throws -> Int {
+        let n = try varint()
+        guard n <= UInt64(buffer.count - offset) * 8 + 64 else { throw IndexFormatError(what: "implausible count") }
+        return Int(n)
+    }
+
+    /// The next length-prefixed byte run, without copying.
+    mutating func slice() throws -> UnsafeRawBufferPointer {
+        let n = try varint()
+        guard n <= UInt64(buffer.count - offset) else { throw IndexFormatError(what: "truncated string") }
+        let s = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + Int(n))])
+        offset += Int(n)
+        return s
+    }
+
+    mutating func string() throws -> String {
+        String(decoding: try slice(), as: UTF8.self)
+    }
+
+    mutating func raw() throws -> [UInt8] { Array(try slice()) }
+
+    mutating func strings() throws -> [String] {
+        let n = try count()
+        var out: [String] = []
+        out.reserveCapacity(n)
+        for _ in 0..<n { out.append(try string()) }
+        return out
+    }
+}

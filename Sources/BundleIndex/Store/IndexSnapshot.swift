@@ -1,0 +1,97 @@
+/// A consistent, read-only view of the index (one LMDB read transaction). Query code reads
+/// through it and never sees LMDB types. `reads` counts the point reads done so far.
+struct IndexSnapshot {
+    let store: IndexStore
+    let txn: LMDBTransaction
+
+    var reads: Int { txn.reads }
+
+    func bundle(path: String) throws -> BundleRecord? {
+        var key = path
+        return try key.withUTF8 { k in
+            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0) }
+        }
+    }
+
+    /// Bundle paths whose Info.plist declares `identifier`, in byte order.
+    func bundlePaths(identifier: String) throws -> [String] {
+        var out: [String] = []
+        try txn.scan(store.identifiers, prefix: Array(identifier.utf8)) { key, value in
+            guard key.elementsEqual(identifier.utf8) else { return false }
+            out.append(String(decoding: value, as: UTF8.self))
+            return true
+        }
+        return out
+    }
+
+    /// Every bundle record whose path is `root` or below it (all of them for "/").
+    func bundles(under root: String) throws -> [BundleRecord] {
+        var out: [BundleRecord] = []
+        let prefix = root == "/" ? [] : Array(root.utf8)
+        try txn.scan(store.bundles, prefix: prefix) { key, value in
+            let path = String(decoding: key, as: UTF8.self)
+            if root == "/" || path == root || path.hasPrefix(root + "/") {
+                out.append(try BundleRecord.decode(value))
+            }
+            return true
+        }
+        return out
+    }
+
+    /// The listing of a directory (relative to the bundle root), or nil when it is not a
+    /// directory of the bundle.
+    func directory(bundle: UInt64, path: String) throws -> DirectoryRecord? {
+        let key = ResourceKey.directory(bundle: bundle, directory: Hashing.directory(path))
+        return try key.withBytes { k in
+            guard let v = try txn.get(store.resources, key: k) else { return nil }
+            let record = try DirectoryRecord.decode(v)
+            return record.path == path ? record : nil
+        }
+    }
+
+    /// Entries of `directory` that a lookup of `name` may return: the entry called `name` and
+    /// the variants whose stripped name is `name` (for any target; callers filter).
+    func nameCandidates(bundle: UInt64, directory: String, name: String) throws -> [DirectoryEntry] {
+        try entries(.item(bundle: bundle, directory: Hashing.directory(directory), kind: .name, name),
+                    tag: .names, directory: directory)
+    }
+
+    /// Entries of `directory` whose start or end type is `type`, in byte order.
+    func typeEntries(bundle: UInt64, directory: String, type: String) throws -> [DirectoryEntry] {
+        try entries(.item(bundle: bundle, directory: Hashing.directory(directory), kind: .type, type),
+                    tag: .types, directory: directory)
+    }
+
+    /// The parsed dictionary of an `InfoPlist*.strings` file (nil when it did not parse).
+    func strings(bundle: UInt64, directory: String, name: String) throws -> [String: PropertyListValue]?? {
+        let key = ResourceKey.item(bundle: bundle, directory: Hashing.directory(directory), kind: .strings, name)
+        return try key.withBytes { k in
+            guard let v = try txn.get(store.resources, key: k) else { return .none }
+            return try StringsRecord.decode(v, directoryCheck: Hashing.directoryCheck(directory), name: name)
+        }
+    }
+
+    private func entries(_ key: ResourceKey, tag: RecordTag, directory: String) throws -> [DirectoryEntry] {
+        try key.withBytes { k in
+            guard let v = try txn.get(store.resources, key: k) else { return [] }
+            return try EntryList.decodeRecord(v, tag: tag, directoryCheck: Hashing.directoryCheck(directory)) ?? []
+        }
+    }
+
+    func metaU64(_ key: MetaKey) throws -> UInt64? {
+        guard let v = try txn.get(store.meta, key: Array(key.rawValue.utf8)), v.count == 8 else { return nil }
+        return v.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }.littleEndian
+    }
+
+    func roots() throws -> [String] {
+        guard let v = try txn.get(store.meta, key: Array(MetaKey.roots.rawValue.utf8)) else { return [] }
+        return try v.withUnsafeBytes { b in var r = ByteReader(b); return try r.strings() }
+    }
+
+    /// Number of entries in the resources database (for `stats`).
+    func resourceRecordCount() throws -> Int {
+        var n = 0
+        try txn.scan(store.resources, prefix: []) { _, _ in n += 1; return true }
+        return n
+    }
+}

@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Errors about the index itself (not about a query's answer).
+public enum IndexError: Error, CustomStringConvertible, Equatable {
+    case missing(path: String)
+    case notAnIndex(path: String, reason: String)
+    case unsupportedVersion(path: String, found: UInt32, supported: UInt32)
+    case corrupt(path: String, reason: String)
+    case refusingToOverwrite(path: String, reason: String)
+    case storage(path: String, LMDBError)
+    case hashCollision(String)
+
+    public var description: String {
+        switch self {
+        case .missing(let p):
+            return "no index at \(p) (create one with: bundleidx build ROOT... --index \(p))"
+        case .notAnIndex(let p, let why):
+            return "\(p) is not a bundleidx index: \(why)"
+        case .unsupportedVersion(let p, let found, let supported):
+            return "\(p) has index format version \(found); this bundleidx reads version \(supported) (rebuild it with bundleidx build)"
+        case .corrupt(let p, let why):
+            return "the index at \(p) is damaged: \(why) (rebuild it with bundleidx build)"
+        case .refusingToOverwrite(let p, let why):
+            return "refusing to write an index at \(p): \(why)"
+        case .storage(let p, let e):
+            return "index \(p): \(e)"
+        case .hashCollision(let what):
+            return "hash collision while indexing (\(what)); please report it"
+        }
+    }
+}
+
+/// The LMDB environment with bundleidx's databases (docs/index-format.md). The only type that
+/// knows database names; everything else goes through `IndexSnapshot` or `IndexWriter`.
+final class IndexStore: @unchecked Sendable {
+    static let formatName = "bundleidx"
+    static let formatVersion: UInt32 = 1
+
+    let path: String
+    let environment: LMDBEnvironment
+    let meta: MDB_dbi_t
+    let bundles: MDB_dbi_t
+    let identifiers: MDB_dbi_t
+    let resources: MDB_dbi_t
+
+    typealias MDB_dbi_t = UInt32
+
+    private init(path: String, environment: LMDBEnvironment, dbis: (UInt32, UInt32, UInt32, UInt32)) {
+        self.path = path
+        self.environment = environment
+        (meta, bundles, identifiers, resources) = dbis
+    }
+
+    /// Opens an existing index for reading. Never creates anything.
+    static func openForReading(path: String) throws -> IndexStore {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw IndexError.missing(path: path) }
+        guard st.st_mode & S_IFMT == S_IFDIR else {
+            throw IndexError.notAnIndex(path: path, reason: "it is a file, an index is a directory")
+        }
+        guard access(path + "/data.mdb", F_OK) == 0 else {
+            throw IndexError.notAnIndex(path: path, reason: "it has no data.mdb")
+        }
+        let env: LMDBEnvironment
+        do {
+            env = try LMDBEnvironment(path: path, readOnly: true)
+        } catch let e as LMDBError {
+            throw translate(e, path: path)
+        }
+        return try attach(path: path, environment: env, create: false)
+    }
+
+    /// Opens or creates an index for writing. An existing directory must be empty or an index.
+    static func openForWriting(path: String) throws -> IndexStore {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            try makeDirectories(path)
+        } else {
+            guard st.st_mode & S_IFMT == S_IFDIR else {
+                throw IndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
+            }
+            let hasData = access(path + "/data.mdb", F_OK) == 0
+            if !hasData && !isEmptyDirectory(path) {
+                throw IndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
+            }
+        }
+        let env: LMDBEnvironment
+        do {
+            env = try LMDBEnvironment(path: path, readOnly: false)
+        } catch let e as LMDBError {
+            throw translate(e, path: path)
+        }
+        return try attach(path: path, environment: env, create: true)
+    }
+
+    private static func attach(path: String, environment env: LMDBEnvironment, create: Bool) throws -> IndexStore {
+        do {
+            let txn = try LMDBTransaction(environment: env, readOnly: !create)
+            defer { txn.abort() }
+            let metaDbi = try env.openDatabase("meta", in: txn, create: create)
+            guard let metaDbi else { throw IndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata") }
+            let format = try txn.get(metaDbi, key: Array("format".utf8))
+            if let format {
+                guard format == Array(formatName.utf8) else {
+                    throw IndexError.notAnIndex(path: path, reason: "its format is \(String(decoding: format, as: UTF8.self))")
+                }
+                guard let v = try txn.get(metaDbi, key: Array("version".utf8)), v.count == 4 else {
+                    throw IndexError.corrupt(path: path, reason: "the format version is missing")
+                }
+                let version = v.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian
+                guard version == formatVersion else {
+                    throw IndexError.unsupportedVersion(path: path, found: version, supported: formatVersion)
+                }
+            } else if create {
+                // A new environment: claim it.
+                try txn.put(metaDbi, key: Array("format".utf8), value: Array(formatName.utf8))
+                try txn.put(metaDbi, key: Array("version".utf8), value: withUnsafeBytes(of: formatVersion.littleEndian) { Array($0) })
+            } else {
+                throw IndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata")
+            }
+            func open(_ name: String, dupSort: Bool = false) throws -> UInt32 {
+                guard let dbi = try env.openDatabase(name, in: txn, create: create, dupSort: dupSort) else {
+                    throw IndexError.corrupt(path: path, reason: "the \(name) database is missing")
+                }
+                return dbi
+            }
+            let dbis = (metaDbi, try open("bundles"), try open("identifiers", dupSort: true), try open("resources"))
+            // Database handles become shared by the environment only after a commit.
+            try txn.commit()
+            return IndexStore(path: path, environment: env, dbis: dbis)
+        } catch let e as LMDBError {
+            throw translate(e, path: path)
+        }
+    }
+
+    static func translate(_ e: LMDBError, path: String) -> IndexError {
+        switch e {
+        case .invalid: return .notAnIndex(path: path, reason: "data.mdb is not an LMDB database")
+        case .versionMismatch: return .notAnIndex(path: path, reason: "data.mdb was written by an incompatible LMDB")
+        case .corrupted, .panic: return .corrupt(path: path, reason: e.description)
+        default:
+            if let code = e.systemErrno, code == EACCES { return .storage(path: path, e) }
+            return .storage(path: path, e)
+        }
+    }
+
+    private static func isEmptyDirectory(_ path: String) -> Bool {
+        var skipped = 0
+        return ((try? DirectoryReader.list(path, skippedNames: &skipped)) ?? [DirectoryEntry(name: "?", flags: [])]).isEmpty && skipped == 0
+    }
+
+    private static func makeDirectories(_ path: String) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw IndexError.storage(path: path, .other(code: errno, message: String(cString: strerror(errno))))
+            }
+        }
+    }
+
+    func read<T>(_ body: (IndexSnapshot) throws -> T) throws -> T {
+        do {
+            return try environment.read { txn in try body(IndexSnapshot(store: self, txn: txn)) }
+        } catch let e as LMDBError {
+            throw Self.translate(e, path: path)
+        } catch let e as IndexFormatError {
+            throw IndexError.corrupt(path: path, reason: e.description)
+        }
+    }
+
+    func write<T>(_ body: (IndexWriter) throws -> T) throws -> T {
+        do {
+            return try environment.write { txn in try body(IndexWriter(store: self, txn: txn)) }
+        } catch let e as LMDBError {
+            throw Self.translate(e, path: path)
+        } catch let e as IndexFormatError {
+            throw IndexError.corrupt(path: path, reason: e.description)
+        }
+    }
+}
+
+/// Names of the values in the `meta` database.
+enum MetaKey: String {
+    case format, version, nextBundleID, generation, builtAt, buildSeconds, roots
+}

@@ -1,0 +1,256 @@
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error returned by an LMDB call. `MDB_NOTFOUND` is never an error here: lookups return nil.
+public enum LMDBError: Error, Equatable, CustomStringConvertible {
+    case mapFull
+    case mapResized
+    case readersFull
+    case versionMismatch
+    case corrupted
+    case invalid
+    case panic
+    case other(code: Int32, message: String)
+
+    init(code: Int32) {
+        switch code {
+        case MDB_MAP_FULL: self = .mapFull
+        case MDB_MAP_RESIZED: self = .mapResized
+        case MDB_READERS_FULL: self = .readersFull
+        case MDB_VERSION_MISMATCH: self = .versionMismatch
+        case MDB_CORRUPTED: self = .corrupted
+        case MDB_INVALID: self = .invalid
+        case MDB_PANIC: self = .panic
+        default: self = .other(code: code, message: String(cString: mdb_strerror(code)))
+        }
+    }
+
+    /// The errno value for system errors (ENOENT, EACCES, ...), nil for LMDB's own codes.
+    public var systemErrno: Int32? {
+        if case .other(let code, _) = self, code > 0 { return code }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .mapFull: return "the index map is full (MDB_MAP_FULL)"
+        case .mapResized: return "the index map was resized by another process (MDB_MAP_RESIZED)"
+        case .readersFull: return "too many concurrent readers (MDB_READERS_FULL)"
+        case .versionMismatch: return "the index was written by an incompatible LMDB version"
+        case .corrupted: return "the index file is corrupted (MDB_CORRUPTED)"
+        case .invalid: return "the file is not an LMDB database (MDB_INVALID)"
+        case .panic: return "LMDB reported a fatal error (MDB_PANIC)"
+        case .other(let code, let message): return "\(message) (code \(code))"
+        }
+    }
+}
+
+@inline(__always)
+func check(_ code: Int32) throws {
+    if code != 0 { throw LMDBError(code: code) }
+}
+
+/// An LMDB environment: one index directory (`data.mdb` + `lock.mdb`).
+///
+/// Opened with `MDB_NOTLS`, so read transactions are not tied to threads and many threads may
+/// read at once; writes are serialised by LMDB's (robust, process-shared) writer mutex.
+final class LMDBEnvironment: @unchecked Sendable {
+    let handle: OpaquePointer
+    let readOnly: Bool
+
+    /// 1 TiB of address space: the file only grows as pages are used, the map is virtual.
+    static let defaultMapSize = 1 << 40
+
+    init(path: String, readOnly: Bool, maxDatabases: UInt32 = 8) throws {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env))
+        guard let env else { throw LMDBError.panic }
+        do {
+            try check(mdb_env_set_maxdbs(env, maxDatabases))
+            try check(mdb_env_set_mapsize(env, Self.defaultMapSize))
+            try check(mdb_env_set_maxreaders(env, 512))
+            var flags = UInt32(MDB_NOTLS | MDB_NORDAHEAD)
+            if readOnly { flags |= UInt32(MDB_RDONLY) }
+            try check(mdb_env_open(env, path, flags, 0o644))
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        self.handle = env
+        self.readOnly = readOnly
+    }
+
+    deinit { mdb_env_close(handle) }
+
+    /// Opens (and with `create`, creates) a named database inside a write transaction.
+    func openDatabase(_ name: String, in txn: LMDBTransaction, create: Bool, dupSort: Bool = false) throws -> MDB_dbi? {
+        var dbi: MDB_dbi = 0
+        var flags: UInt32 = create ? UInt32(MDB_CREATE) : 0
+        if dupSort { flags |= UInt32(MDB_DUPSORT) }
+        let rc = mdb_dbi_open(txn.handle, name, flags, &dbi)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc)
+        return dbi
+    }
+
+    /// Size of the data file in bytes (what `stats` reports).
+    func fileSize() -> Int {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        guard mdb_env_info(handle, &info) == 0, mdb_env_stat(handle, &stat) == 0 else { return 0 }
+        return (Int(info.me_last_pgno) + 1) * Int(stat.ms_psize)
+    }
+
+    /// Runs `body` in a read-only transaction that is always aborted afterwards.
+    func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        let txn = try LMDBTransaction(environment: self, readOnly: true)
+        defer { txn.abort() }
+        return try body(txn)
+    }
+
+    /// Runs `body` in a write transaction: committed when `body` returns, aborted when it throws.
+    func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        let txn = try LMDBTransaction(environment: self, readOnly: false)
+        do {
+            let result = try body(txn)
+            try txn.commit()
+            return result
+        } catch {
+            txn.abort()
+            throw error
+        }
+    }
+}
+
+/// One LMDB transaction. Every `get` and cursor step is counted in `reads`, which is how the tests
+/// prove that a query does a bounded number of point reads.
+final class LMDBTransaction {
+    private(set) var handle: OpaquePointer?
+    let readOnly: Bool
+    var reads = 0
+
+    init(environment: LMDBEnvironment, readOnly: Bool) throws {
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn))
+        self.handle = txn
+        self.readOnly = readOnly
+    }
+
+    deinit { abort() }
+
+    func commit() throws {
+        guard let txn = handle else { return }
+        handle = nil
+        try check(mdb_txn_commit(txn))
+    }
+
+    func abort() {
+        guard let txn = handle else { return }
+        handle = nil
+        mdb_txn_abort(txn)
+    }
+
+    /// Point read. The returned buffer points into the memory map and is valid only until the
+    /// transaction ends: callers decode it before returning.
+    func get(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        reads += 1
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_get(handle, dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc)
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    func get(_ dbi: MDB_dbi, key: [UInt8]) throws -> [UInt8]? {
+        try key.withUnsafeBytes { k in try get(dbi, key: k).map { Array($0) } }
+    }
+
+    func put(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8], append: Bool = false) throws {
+        try key.withUnsafeBytes { k in
+            try value.withUnsafeBytes { v in
+                var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+                var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+                try check(mdb_put(handle, dbi, &kv, &vv, append ? UInt32(MDB_APPEND) : 0))
+            }
+        }
+    }
+
+    /// Deletes a key (all its duplicates in a dupsort database, or only `value` when given).
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8]? = nil) throws -> Bool {
+        try key.withUnsafeBytes { k in
+            var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+            let rc: Int32
+            if let value {
+                rc = value.withUnsafeBytes { v in
+                    var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+                    return mdb_del(handle, dbi, &kv, &vv)
+                }
+            } else {
+                rc = mdb_del(handle, dbi, &kv, nil)
+            }
+            if rc == MDB_NOTFOUND { return false }
+            try check(rc)
+            return true
+        }
+    }
+
+    /// Visits every (key, value) pair whose key starts with `prefix`, in key order. `body` returns
+    /// false to stop early. Buffers are valid only during the call.
+    func scan(_ dbi: MDB_dbi, prefix: [UInt8],
+              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        try prefix.withUnsafeBytes { p in
+            var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
+            var v = MDB_val()
+            var op = p.count == 0 ? MDB_FIRST : MDB_SET_RANGE
+            while true {
+                reads += 1
+                let rc = mdb_cursor_get(cursor, &k, &v, op)
+                if rc == MDB_NOTFOUND { return }
+                try check(rc)
+                let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+                guard key.starts(with: p) else { return }
+                if try !body(key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)) { return }
+                op = MDB_NEXT
+            }
+        }
+    }
+
+    /// Deletes every key that starts with `prefix`; returns how many entries were removed.
+    @discardableResult
+    func deletePrefix(_ dbi: MDB_dbi, prefix: [UInt8]) throws -> Int {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var removed = 0
+        try prefix.withUnsafeBytes { p in
+            var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
+            var v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, p.count == 0 ? MDB_FIRST : MDB_SET_RANGE)
+            while rc == 0 {
+                let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+                guard key.starts(with: p) else { return }
+                try check(mdb_cursor_del(cursor, 0))
+                removed += 1
+                // LMDB leaves a deleted cursor on the following item; MDB_NEXT returns it.
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            if rc != MDB_NOTFOUND && rc != 0 { try check(rc) }
+        }
+        return removed
+    }
+
+    /// Empties a database (keeps it open).
+    func clear(_ dbi: MDB_dbi) throws {
+        try check(mdb_drop(handle, dbi, 0))
+    }
+}

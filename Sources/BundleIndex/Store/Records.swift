@@ -1,0 +1,157 @@
+/// Encoded forms of the index's records (docs/index-format.md). Every value starts with a tag
+/// byte so a value of the wrong kind, or a foreign file, is rejected instead of misread.
+enum RecordTag: UInt8 {
+    case bundle = 0x42     // 'B'
+    case directory = 0x44  // 'D'
+    case names = 0x4E      // 'N'
+    case types = 0x54      // 'T'
+    case strings = 0x53    // 'S'
+}
+
+/// One bundle, stored in the `bundles` database under its absolute path.
+public struct BundleRecord: Sendable, Equatable {
+    public let id: UInt64
+    public let path: String
+    public let layout: BundleLayout
+    let infoPlists: [InfoPlistFile]
+    /// lproj names of the resource directory, byte order (§4.1 step 2, deterministic order).
+    public let lprojs: [String]
+    public let warnings: [String]
+    /// The root of the `build` that indexed this bundle.
+    public let root: String
+    /// Seconds since 1970 when the bundle was scanned.
+    public let scannedAt: UInt64
+
+    func encode() -> [UInt8] {
+        var w = ByteWriter(capacity: 256)
+        w.u8(RecordTag.bundle.rawValue)
+        w.u64(id)
+        w.string(path)
+        w.u8(layout.rawValue)
+        w.varint(infoPlists.count)
+        for p in infoPlists {
+            w.string(p.name)
+            if let d = p.dictionary {
+                w.u8(1)
+                PropertyListValue.dictionary(d).encode(into: &w)
+            } else {
+                w.u8(0)
+            }
+        }
+        w.strings(lprojs)
+        w.strings(warnings)
+        w.string(root)
+        w.u64(scannedAt)
+        return w.bytes
+    }
+
+    static func decode(_ buffer: UnsafeRawBufferPointer) throws -> BundleRecord {
+        var r = ByteReader(buffer)
+        guard try r.u8() == RecordTag.bundle.rawValue else { throw IndexFormatError(what: "bundle record tag") }
+        let id = try r.u64()
+        let path = try r.string()
+        guard let layout = BundleLayout(rawValue: try r.u8()) else { throw IndexFormatError(what: "layout") }
+        var plists: [InfoPlistFile] = []
+        for _ in 0..<(try r.count()) {
+            let name = try r.string()
+            var dict: [String: PropertyListValue]?
+            if try r.u8() == 1 {
+                guard case .dictionary(let d) = try PropertyListValue.decode(from: &r) else {
+                    throw IndexFormatError(what: "Info.plist is not a dictionary")
+                }
+                dict = d
+            }
+            plists.append(InfoPlistFile(name: name, dictionary: dict))
+        }
+        return BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: try r.strings(),
+                            warnings: try r.strings(), root: try r.string(), scannedAt: try r.u64())
+    }
+}
+
+/// A directory's full listing, stored under `(bundle, directory, 0)`.
+struct DirectoryRecord {
+    let path: String
+    let modificationTime: UInt64
+    let entries: [DirectoryEntry]
+
+    func encode() -> [UInt8] {
+        var w = ByteWriter(capacity: 16 + entries.count * 16)
+        w.u8(RecordTag.directory.rawValue)
+        w.string(path)
+        w.u64(modificationTime)
+        EntryList.encode(entries, into: &w)
+        return w.bytes
+    }
+
+    static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
+        var r = ByteReader(buffer)
+        guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
+        let path = try r.string()
+        let mtime = try r.u64()
+        return DirectoryRecord(path: path, modificationTime: mtime, entries: try EntryList.decode(from: &r))
+    }
+}
+
+/// Name and type records: a directory check and a list of entries.
+enum EntryList {
+    static func encode(_ entries: [DirectoryEntry], into w: inout ByteWriter) {
+        w.varint(entries.count)
+        for e in entries {
+            w.u8(e.flags.rawValue)
+            w.string(e.name)
+        }
+    }
+
+    static func decode(from r: inout ByteReader) throws -> [DirectoryEntry] {
+        let n = try r.count()
+        var out: [DirectoryEntry] = []
+        out.reserveCapacity(n)
+        for _ in 0..<n {
+            let flags = DirectoryEntry.Flags(rawValue: try r.u8())
+            out.append(DirectoryEntry(name: try r.string(), flags: flags))
+        }
+        return out
+    }
+
+    static func encodeRecord(tag: RecordTag, directoryCheck: UInt32, _ entries: [DirectoryEntry]) -> [UInt8] {
+        var w = ByteWriter(capacity: 8 + entries.count * 16)
+        w.u8(tag.rawValue)
+        w.u32(directoryCheck)
+        encode(entries, into: &w)
+        return w.bytes
+    }
+
+    /// Decodes a name or type record; nil when its directory check shows a hash collision.
+    static func decodeRecord(_ buffer: UnsafeRawBufferPointer, tag: RecordTag, directoryCheck: UInt32) throws -> [DirectoryEntry]? {
+        var r = ByteReader(buffer)
+        guard try r.u8() == tag.rawValue else { throw IndexFormatError(what: "record tag") }
+        guard try r.u32() == directoryCheck else { return nil }
+        return try decode(from: &r)
+    }
+}
+
+/// A parsed `InfoPlist.strings` file.
+enum StringsRecord {
+    static func encode(directoryCheck: UInt32, name: String, dictionary: [String: PropertyListValue]?) -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        w.u8(RecordTag.strings.rawValue)
+        w.u32(directoryCheck)
+        w.string(name)
+        if let dictionary {
+            w.u8(1)
+            PropertyListValue.dictionary(dictionary).encode(into: &w)
+        } else {
+            w.u8(0)
+        }
+        return w.bytes
+    }
+
+    /// `.some(nil)`: the file exists but did not parse.
+    static func decode(_ buffer: UnsafeRawBufferPointer, directoryCheck: UInt32, name: String) throws -> [String: PropertyListValue]?? {
+        var r = ByteReader(buffer)
+        guard try r.u8() == RecordTag.strings.rawValue else { throw IndexFormatError(what: "strings record tag") }
+        guard try r.u32() == directoryCheck, try r.string() == name else { return .none }
+        guard try r.u8() == 1 else { return .some(nil) }
+        return .some(try PropertyListValue.decode(from: &r).dictionaryValue)
+    }
+}

@@ -1,0 +1,88 @@
+import CXXHash
+
+/// Keys of the `resources` database (docs/index-format.md):
+///
+///     [bundle id: u64 BE][directory hash: u64 BE][item hash: u64 BE]
+///
+/// The bundle id is assigned when the bundle is written, so all records of one bundle form one key
+/// range, and all records of one directory form a sub-range: a bundle or a directory is removed
+/// or re-indexed with a cursor over its prefix, without touching anything else.
+/// Hashes are XXH3-64; the directory's path is re-checked through `DirectoryCheck` stored in
+/// every value, and the item's name is stored in full, so a reader detects a collision.
+struct ResourceKey: Hashable {
+    static let size = 24
+    let bundle: UInt64
+    let directory: UInt64
+    let item: UInt64
+
+    /// Item kinds. The kind byte is hashed together with the name so a type called like a file
+    /// name can never share a key with it.
+    enum Kind: UInt8 {
+        case name = 0x4E    // 'N': candidates for a lookup name in one directory
+        case type = 0x54    // 'T': entries whose start or end type is this type
+        case strings = 0x53 // 'S': parsed InfoPlist.strings content of one file
+    }
+
+    /// The directory record itself (its full listing).
+    static func directory(bundle: UInt64, directory: UInt64) -> ResourceKey {
+        ResourceKey(bundle: bundle, directory: directory, item: 0)
+    }
+
+    static func item(bundle: UInt64, directory: UInt64, kind: Kind, _ name: String) -> ResourceKey {
+        var h = Hashing.item(kind: kind.rawValue, name)
+        if h == 0 { h = 1 }   // 0 names the directory record
+        return ResourceKey(bundle: bundle, directory: directory, item: h)
+    }
+
+    var bytes: [UInt8] {
+        var out = [UInt8](repeating: 0, count: Self.size)
+        Self.store(bundle, into: &out, at: 0)
+        Self.store(directory, into: &out, at: 8)
+        Self.store(item, into: &out, at: 16)
+        return out
+    }
+
+    /// Calls `body` with the key's bytes on the stack (no allocation on the query path).
+    @inline(__always)
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        var tuple = (bundle.bigEndian, directory.bigEndian, item.bigEndian)
+        return try withUnsafeBytes(of: &tuple) { try body($0) }
+    }
+
+    static func bundlePrefix(_ bundle: UInt64) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 8)
+        store(bundle, into: &out, at: 0)
+        return out
+    }
+
+    static func directoryPrefix(bundle: UInt64, directory: UInt64) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 16)
+        store(bundle, into: &out, at: 0)
+        store(directory, into: &out, at: 8)
+        return out
+    }
+
+    private static func store(_ v: UInt64, into out: inout [UInt8], at offset: Int) {
+        for i in 0..<8 { out[offset + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt64(7 - i))) }
+    }
+}
+
+/// XXH3 over the parts of a key. The only code that calls xxHash.
+enum Hashing {
+    static func directory(_ path: String) -> UInt64 { xxh3(path, seed: 0) }
+
+    /// A second, independent hash of the directory path, stored in values (32 bits are enough
+    /// to turn a 2^-64 key collision into a detected one).
+    static func directoryCheck(_ path: String) -> UInt32 {
+        UInt32(truncatingIfNeeded: xxh3(path, seed: 0x6275_6E64_6C65_6964))
+    }
+
+    static func item(kind: UInt8, _ name: String) -> UInt64 {
+        xxh3(name, seed: UInt64(kind))
+    }
+
+    static func xxh3(_ s: String, seed: UInt64) -> UInt64 {
+        var s = s
+        return s.withUTF8 { buf in XXH3_64bits_withSeed(buf.baseAddress, buf.count, seed) }
+    }
+}

@@ -1,0 +1,4 @@
+#ifndef BUNDLEIDX_CLMDB_SHIM_H
+#define BUNDLEIDX_CLMDB_SHIM_H
+#include <lmdb.h>
+#endif

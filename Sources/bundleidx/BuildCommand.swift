@@ -1,0 +1,77 @@
+import ArgumentParser
+import BundleIndex
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct BuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Scan bundle trees and (re)write their part of the index.",
+        discussion: """
+        Walks every ROOT, finds every bundle in it (nested ones too) and writes them to the
+        index in one transaction: readers see the previous index until the build commits, and
+        a build that is interrupted leaves the previous index as it was. Bundles indexed
+        earlier from other roots are kept.
+
+        Example:
+          bundleidx build /usr/lib/GNUstep Examples --index /tmp/bundles.idx
+        """
+    )
+
+    @OptionGroup var options: IndexOptions
+
+    @Argument(help: ArgumentHelp("Directories to scan (bundles themselves or folders holding them).", valueName: "root"))
+    var roots: [String]
+
+    @Flag(name: .long, help: "Print every warning instead of the first few.")
+    var verbose = false
+
+    func validate() throws {
+        if roots.isEmpty { throw ValidationError("give at least one ROOT directory to scan") }
+    }
+
+    func run() throws {
+        let showProgress = stderrIsTerminal
+        var lastPrint = 0.0
+        let started = Self.now()
+        let summary: BuildSummary
+        do {
+            summary = try IndexBuilder.build(roots: roots, indexPath: options.resolvedPath) { bundles, resources in
+                guard showProgress else { return }
+                let t = Self.now()
+                guard t - lastPrint > 0.2 else { return }
+                lastPrint = t
+                let rate = Double(resources) / max(t - started, 0.001)
+                writeStderr("\r\u{1B}[Kbundles \(bundles)  files \(resources)  \(Int(rate)) files/s")
+            }
+        } catch {
+            if showProgress { writeStderr("\r\u{1B}[K") }
+            throw fail(error)
+        }
+        if showProgress { writeStderr("\r\u{1B}[K") }
+        let shown = verbose ? summary.warnings : Array(summary.warnings.prefix(5))
+        for w in shown { printWarning(w) }
+        if summary.warnings.count > shown.count {
+            printWarning("\(summary.warnings.count - shown.count) more warnings (use --verbose to see them)")
+        }
+        if summary.unreadableDirectories > 0 {
+            printWarning("\(summary.unreadableDirectories) unreadable directories were skipped")
+        }
+        if summary.skippedNames > 0 {
+            printWarning("\(summary.skippedNames) file names that are not valid UTF-8 were skipped")
+        }
+        let size = Double(summary.indexBytes) / 1_048_576
+        print("indexed \(summary.bundles) bundles, \(summary.resources) resources in "
+              + "\(fixed(summary.seconds, 2)) s; index \(fixed(size, 1)) MiB at \(options.resolvedPath)")
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import BundleIndex
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct BundleIdx: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bundleidx",
+        abstract: "Index Apple-style bundles and answer NSBundle resource lookups from the index.",
+        discussion: """
+        bundleidx scans bundle trees (.app, .framework, .bundle, .plugin, ...) into a persistent
+        LMDB index and answers Bundle's resource search pattern with a few key reads.
+
+        Example:
+          bundleidx build Examples
+          bundleidx query Examples/Phone.app icon --type png
+
+        Index location: --index PATH, else $BUNDLEIDX_INDEX, else $XDG_CACHE_HOME/bundleidx,
+        else ~/.cache/bundleidx.
+
+        Exit codes: 0 success (found), 1 not found, 2 usage error, 3 index error (missing,
+        not an index, other format version, damaged), 4 bad input (a root that is not a
+        directory, a malformed query), 5 other failures.
+        """,
+        subcommands: [BuildCommand.self, QueryCommand.self, BundlesCommand.self, InfoCommand.self, StatsCommand.self]
+    )
+}
+
+/// Exit codes documented in `bundleidx --help`.
+enum Exit {
+    static let notFound = ExitCode(1)
+    static let usage = ExitCode(2)
+    static let index = ExitCode(3)
+    static let input = ExitCode(4)
+    static let other = ExitCode(5)
+}
+
+struct IndexOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The index directory.", discussion:
+        "Default: $BUNDLEIDX_INDEX, else $XDG_CACHE_HOME/bundleidx, else ~/.cache/bundleidx.",
+        valueName: "path"))
+    var index: String?
+
+    var resolvedPath: String {
+        if let index { return index }
+        func env(_ name: String) -> String? {
+            guard let v = getenv(name) else { return nil }
+            let s = String(cString: v)
+            return s.isEmpty ? nil : s
+        }
+        if let p = env("BUNDLEIDX_INDEX") { return p }
+        if let cache = env("XDG_CACHE_HOME") { return cache + "/bundleidx" }
+        return (env("HOME") ?? ".") + "/.cache/bundleidx"
+    }
+
+    func openReader() throws -> IndexReader {
+        do {
+            return try IndexReader(path: resolvedPath)
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+/// Prints `error` the way users read it and returns the exit code that matches it.
+func fail(_ error: Error) -> ExitCode {
+    printError("\(error)")
+    switch error {
+    case is IndexError: return Exit.index
+    case is BuildInputError: return Exit.input
+    default: return Exit.other
+    }
+}
+
+func printError(_ message: String) {
+    writeStderr("bundleidx: error: \(message)\n")
+}
+
+func printWarning(_ message: String) {
+    writeStderr("bundleidx: warning: \(message)\n")
+}
+
+var stderrIsTerminal: Bool { isatty(2) != 0 }
+
+/// Writes to file descriptor 2 directly (Swift 6 forbids touching the C `stderr` global).
+func writeStderr(_ text: String) {
+    var bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + done, $0.count - done) }
+        if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+        done += n
+    }
+}
+
+/// `x` with `digits` decimals (no Foundation needed for one number).
+func fixed(_ x: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = Int((x * scale).rounded())
+    let whole = scaled / Int(scale), frac = abs(scaled % Int(scale))
+    guard digits > 0 else { return String(whole) }
+    let f = String(frac)
+    return "\(whole).\(String(repeating: "0", count: digits - f.count))\(f)"
+}
+
+extension SearchContext.Profile: ExpressibleByArgument {}

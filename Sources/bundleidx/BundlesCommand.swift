@@ -1,0 +1,43 @@
+import ArgumentParser
+import BundleIndex
+
+struct BundlesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bundles",
+        abstract: "List the indexed bundles.",
+        discussion: """
+        One line per bundle: path, layout, identifier. With --under, only bundles at or below
+        that directory.
+
+        Example:
+          bundleidx bundles --under Examples --json
+        """
+    )
+
+    @OptionGroup var options: IndexOptions
+
+    @Option(name: .long, help: "Only bundles at or below this directory.")
+    var under: String?
+
+    @Flag(name: .long, help: "Print a JSON array.")
+    var json = false
+
+    func run() throws {
+        let reader = try options.openReader()
+        let records: [BundleRecord]
+        do { records = try reader.bundles(under: under) } catch { throw fail(error) }
+        var rows: [JSONText] = []
+        for r in records {
+            guard let b = try? reader.bundle(atPath: r.path) else { continue }
+            if json {
+                rows.append(.object([("path", .string(r.path)), ("layout", .string(r.layout.name)),
+                                     ("resourcePath", .string(b.resourcePath)),
+                                     ("identifier", b.bundleIdentifier.map(JSONText.string) ?? .null),
+                                     ("localizations", JSONText.strings(b.localizations))]))
+            } else {
+                print("\(r.path)\t\(r.layout.name)\t\(b.bundleIdentifier ?? "-")")
+            }
+        }
+        if json { print(JSONText.array(rows)) }
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import BundleIndex
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Look up a resource the way Bundle.path(forResource:ofType:...) would.",
+        discussion: """
+        BUNDLE is a bundle path or a CFBundleIdentifier. Prints the absolute path of the
+        resource the bundle search pattern finds: the global resource directory first, then the
+        language folders of the bundle's search list (with Base.lproj after the first), a
+        platform variant (name-linux.png) before the plain file.
+
+        Exit codes: 0 found, 1 not found, 2 usage error, 3 index error, 4 malformed query.
+
+        Examples:
+          bundleidx query Examples/Phone.app icon --type png
+          bundleidx query com.example.phone Localizable --type strings --localization fr
+          echo '{"bundle":"com.example.phone","op":"path","name":"icon","type":"png","dir":null}' \\
+            | bundleidx query --batch
+
+        --batch reads one JSON query per line on standard input and writes one JSON answer per
+        line, in the differential oracle's format (ops path, url, paths, localizations, dev,
+        preferred, preferredFrom, resourcePath, bundlePath, identifier, infoKeys, info; each
+        line names its "bundle"). Paths in batch answers are relative to the bundle root.
+        """
+    )
+
+    @OptionGroup var options: IndexOptions
+
+    @Argument(help: "Bundle path or bundle identifier.")
+    var bundle: String?
+
+    @Argument(help: "Resource name (may include a directory part, like Bundle's).")
+    var name: String?
+
+    @Option(name: .long, help: "Resource type (extension), e.g. png or tar.gz.")
+    var type: String?
+
+    @Option(name: .long, help: "Subdirectory of the resource directory to search.")
+    var dir: String?
+
+    @Option(name: .long, help: "Look in this lproj only (its name without .lproj), like forLocalization:.")
+    var localization: String?
+
+    @Flag(name: .long, help: "Print a JSON object instead of a bare path.")
+    var json = false
+
+    @Flag(name: .long, help: "Answer JSON queries from standard input, one per line.")
+    var batch = false
+
+    @Option(name: .long, help: "Search rules: foundation-linux (Foundation on Linux, exactly).")
+    var profile: SearchContext.Profile = .foundationLinux
+
+    func validate() throws {
+        if batch {
+            if bundle != nil || name != nil { throw ValidationError("--batch reads its queries from standard input; give no BUNDLE or NAME") }
+            return
+        }
+        guard bundle != nil else { throw ValidationError("missing BUNDLE (a bundle path or identifier)") }
+        if name == nil && type == nil { throw ValidationError("give a resource NAME, --type, or both") }
+        for (label, value) in [("NAME", name), ("--type", type), ("--dir", dir), ("--localization", localization)] {
+            if let value, value.utf8.contains(0) { throw ValidationError("\(label) contains a NUL byte") }
+        }
+    }
+
+    func run() throws {
+        let reader = try options.openReader()
+        let context = try makeContext(profile)
+        if batch { return try runBatch(reader, context) }
+        let b: IndexedBundle?
+        do { b = try reader.bundle(bundle!, context: context) } catch { throw fail(error) }
+        guard let b else {
+            printError("bundle not in the index: \(bundle!) (see: bundleidx bundles)")
+            throw Exit.notFound
+        }
+        let hit: ResourceHit?
+        do {
+            if let localization {
+                hit = try b.resource(named: name, ofType: type, inDirectory: dir, forLocalization: localization)
+            } else {
+                hit = try b.resource(named: name, ofType: type, inDirectory: dir)
+            }
+        } catch { throw fail(error) }
+        let path = hit.map { $0.relativePath == "." ? b.bundlePath : b.bundlePath + "/" + $0.relativePath }
+        if json {
+            print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
+                                   ("isDirectory", .bool(hit?.isDirectory ?? false))]))
+        } else if let path {
+            print(path)
+        }
+        if hit == nil { throw Exit.notFound }
+    }
+
+    private func runBatch(_ reader: IndexReader, _ context: SearchContext) throws {
+        let engine = BatchQueryEngine(reader: reader, profile: context)
+        while let line = readLine(strippingNewline: true) {
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            print(engine.answer(jsonLine: line))
+        }
+    }
+}
+
+func makeContext(_ profile: SearchContext.Profile) throws -> SearchContext {
+    switch profile {
+    case .foundationLinux: return .foundationLinux
+    case .apple:
+        printError("the apple profile is not available yet; use --profile foundation-linux")
+        throw Exit.usage
+    }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Usage errors exit with 2 (documented in --help) instead of ArgumentParser's 64.
+do {
+    var command = try BundleIdx.parseAsRoot()
+    try command.run()
+} catch {
+    if BundleIdx.exitCode(for: error) == .validationFailure {
+        writeStderr(BundleIdx.fullMessage(for: error) + "\n")
+        exit(2)
+    }
+    BundleIdx.exit(withError: error)
+}

@@ -1,0 +1,89 @@
+// When does an answer of ours agree with the differential oracle (tools/oracle/oracle.swift)?
+// Formats: FOUNDATION_LINUX.md §1 "Query/answer format" and "Canonicalisation".
+import Foundation
+
+/// `expected` is the oracle's answer and `actual` ours, both as parsed by JSONSerialization.
+///
+/// They agree when they are equal JSON values (see `jsonEqual`), except:
+/// - `{"anyOf":[x, y, ...]}` (a dictionary with the single key "anyOf"): Foundation's own answer
+///   depends on readdir order (type-only `path` lookups, `preferred`), so any one element is right.
+///   Our answer must be a plain element, never the anyOf object itself.
+/// - `{"error": ...}` on both sides: the bundle does not exist / is not indexed (scenario S10,
+///   Foundation's `Bundle(path:)` returned nil); the message text does not matter.
+func oracleAgrees(expected: Any, actual: Any) -> Bool {
+    if let e = expected as? [String: Any] {
+        if e.count == 1, let alternatives = e["anyOf"] as? [Any] {
+            return alternatives.contains { jsonEqual($0, actual) }
+        }
+        if e["error"] != nil, let a = actual as? [String: Any], a["error"] != nil {
+            return true
+        }
+    }
+    return jsonEqual(expected, actual)
+}
+
+/// Structural equality of two parsed JSON values.
+/// - Strings compare by Unicode scalars, NOT with Swift's `==` (which uses canonical equivalence):
+///   Foundation on Linux matches file names byte for byte, an NFC answer is not an NFD one (S12, D17).
+/// - Numbers compare by value (`3` == `3.0`); JSON booleans are a kind of their own (`true` != `1`).
+/// - Objects: same key set, equal values; arrays: same length, equal elements in order.
+/// - Wrapper objects of the oracle such as `{"$bool":true}`, `{"$real":2.5}` and `{"$data":...}`
+///   are ordinary objects here (compared literally).
+func jsonEqual(_ a: Any, _ b: Any) -> Bool {
+    switch (a, b) {
+    case (is NSNull, is NSNull):
+        return true
+    case (is NSNull, _), (_, is NSNull):
+        return false
+    case let (x as String, y as String):
+        return x.unicodeScalars.elementsEqual(y.unicodeScalars)
+    case let (x as [Any], y as [Any]):
+        return x.count == y.count && zip(x, y).allSatisfy { jsonEqual($0, $1) }
+    case let (x as [String: Any], y as [String: Any]):
+        // Keys of answer objects are fixed ASCII names, so Swift's key lookup is exact enough.
+        return x.count == y.count && x.allSatisfy { key, value in
+            y[key].map { jsonEqual(value, $0) } ?? false
+        }
+    default:
+        guard let x = JSONScalar(a), let y = JSONScalar(b) else { return false }
+        return x.agrees(with: y)
+    }
+}
+
+/// A JSON number or boolean.
+private enum JSONScalar {
+    case bool(Bool)
+    case int(Int64)
+    case real(Double)
+
+    init?(_ v: Any) {
+        if let n = v as? NSNumber {
+            // JSONSerialization yields a CFBoolean (objCType "c") for true/false; JSON text has no
+            // char-sized numbers, so "c" always means a boolean here. (Checked before `as? Bool`,
+            // which also succeeds for the numbers 0 and 1.)
+            switch String(cString: n.objCType) {
+            case "c", "B": self = .bool(n.boolValue)
+            case "f", "d": self = .real(n.doubleValue)
+            default: self = .int(n.int64Value)
+            }
+        } else if let b = v as? Bool {
+            self = .bool(b)
+        } else if let i = v as? Int {
+            self = .int(Int64(i))
+        } else if let d = v as? Double {
+            self = .real(d)
+        } else {
+            return nil
+        }
+    }
+
+    func agrees(with other: JSONScalar) -> Bool {
+        switch (self, other) {
+        case let (.bool(x), .bool(y)): return x == y
+        case let (.int(x), .int(y)): return x == y
+        case let (.int(x), .real(y)), let (.real(y), .int(x)): return Double(x) == y
+        case let (.real(x), .real(y)): return x == y
+        default: return false          // a boolean never equals a number
+        }
+    }
+}

@@ -1,0 +1,66 @@
+// Small helpers shared by the test target: where the package lives, scratch directories, and
+// running external commands (used by ConformanceTests to call tools/conformance/prepare.sh).
+import Foundation
+
+/// Absolute path of the package root: the nearest ancestor of this source file holding Package.swift.
+let packageRoot: String = {
+    let fm = FileManager.default
+    var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while dir.path != "/" {
+        if fm.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+            return dir.path
+        }
+        dir = dir.deletingLastPathComponent()
+    }
+    preconditionFailure("no Package.swift above \(#filePath)")
+}()
+
+/// Creates a new, empty directory under the system temporary directory and returns its path.
+/// The caller removes it when done.
+func makeTempDirectory(prefix: String) -> String {
+    let base = FileManager.default.temporaryDirectory.path
+    let path = base + "/" + prefix + "-" + UUID().uuidString
+    do {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    } catch {
+        preconditionFailure("cannot create temporary directory \(path): \(error)")
+    }
+    return path
+}
+
+/// Runs `argv` (argv[0] is looked up in PATH through /usr/bin/env) and waits for it.
+/// stdout/stderr are captured through files rather than pipes, so a chatty child can never block
+/// on a full pipe buffer. A child killed by a signal reports status 128 + signal, like a shell.
+@discardableResult
+func run(_ argv: [String], cwd: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    precondition(!argv.isEmpty, "run: empty argv")
+    let scratch = makeTempDirectory(prefix: "run")
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let outPath = scratch + "/stdout", errPath = scratch + "/stderr"
+    for path in [outPath, errPath] {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+    }
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = argv
+    if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    process.waitUntilExit()
+    try out.close()
+    try err.close()
+
+    let read = { (p: String) in
+        String(decoding: FileManager.default.contents(atPath: p) ?? Data(), as: UTF8.self)
+    }
+    let status = process.terminationReason == .uncaughtSignal
+        ? 128 + process.terminationStatus : process.terminationStatus
+    return (status, read(outPath), read(errPath))
+}
