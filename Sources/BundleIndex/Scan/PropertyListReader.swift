@@ -7,14 +7,14 @@ enum PropertyListReader {
     enum Failure: Error, CustomStringConvertible {
         case unreadable
         case empty
-        case malformed(String)
+        case malformed
         case notADictionary
 
         var description: String {
             switch self {
             case .unreadable: return "cannot be read"
             case .empty: return "is empty"
-            case .malformed(let why): return "is not a property list (\(why))"
+            case .malformed: return "is not a valid property list"
             case .notADictionary: return "is not a dictionary"
             }
         }
@@ -31,7 +31,7 @@ enum PropertyListReader {
         do {
             object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
-            return .failure(.malformed(String(describing: error).prefix(200).description))
+            return .failure(.malformed)
         }
         guard case .dictionary(let d)? = convert(object) else { return .failure(.notADictionary) }
         return .success(d)

@@ -32,7 +32,8 @@ func makeTempDirectory(prefix: String) -> String {
 /// stdout/stderr are captured through files rather than pipes, so a chatty child can never block
 /// on a full pipe buffer. A child killed by a signal reports status 128 + signal, like a shell.
 @discardableResult
-func run(_ argv: [String], cwd: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+func run(_ argv: [String], cwd: String? = nil, input: String? = nil,
+         environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
     precondition(!argv.isEmpty, "run: empty argv")
     let scratch = makeTempDirectory(prefix: "run")
     defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -49,7 +50,16 @@ func run(_ argv: [String], cwd: String? = nil) throws -> (status: Int32, stdout:
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = argv
     if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-    process.standardInput = FileHandle.nullDevice
+    if let input {
+        let inPath = scratch + "/stdin"
+        FileManager.default.createFile(atPath: inPath, contents: Data(input.utf8))
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     process.standardOutput = out
     process.standardError = err
     try process.run()
