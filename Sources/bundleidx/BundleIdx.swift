@@ -58,6 +58,7 @@ struct IndexOptions: ParsableArguments {
     }
 
     func openReader() throws -> IndexReader {
+        CrashGuard.install(indexPath: resolvedPath)
         do {
             return try IndexReader(path: resolvedPath)
         } catch {

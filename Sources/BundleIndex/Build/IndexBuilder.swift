@@ -74,7 +74,7 @@ public enum IndexBuilder {
             stallIfAsked()
         }
         return BuildSummary(roots: unique, bundles: bundles, resources: resources, seconds: monotonicSeconds() - start,
-                            indexBytes: store.environment.fileSize(), warnings: warnings,
+                            indexBytes: store.environment.usedBytes(), warnings: warnings,
                             unreadableDirectories: unreadable, skippedNames: skipped)
     }
 

@@ -62,7 +62,7 @@ public final class IndexReader: Sendable {
             let records = try snap.bundles(under: "/")
             return IndexStatistics(
                 path: store.path, formatVersion: IndexStore.formatVersion, bundles: records.count,
-                resourceRecords: try snap.resourceRecordCount(), indexBytes: store.environment.fileSize(),
+                resourceRecords: try snap.resourceRecordCount(), indexBytes: store.environment.usedBytes(),
                 roots: try snap.roots(), builtAt: try snap.metaU64(.builtAt) ?? 0,
                 buildMilliseconds: try snap.metaU64(.buildSeconds) ?? 0, generation: try snap.metaU64(.generation) ?? 0)
         }

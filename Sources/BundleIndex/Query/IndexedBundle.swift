@@ -127,10 +127,20 @@ public struct IndexedBundle: Sendable {
     }
 
     /// Store reads a single lookup performs (for the read-bound tests and benchmarks).
-    func readsForLookup(name: String?, type: String?, subdirectory: String?) throws -> Int {
+    func readsForLookup(name: String?, type: String?, subdirectory: String?,
+                        localization: ResourceLookup.Localization = .unspecified) throws -> Int {
         try reader.store.read { snap in
             let before = snap.reads
-            _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: .unspecified)
+            _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: localization)
+            return snap.reads - before
+        }
+    }
+
+    /// Store reads of a `paths(forResourcesOfType:)` lookup.
+    func readsForListing(type: String?, subdirectory: String?) throws -> Int {
+        try reader.store.read { snap in
+            let before = snap.reads
+            _ = try lookup(snap).array(type: type, subdirectory: subdirectory, localization: .unspecified)
             return snap.reads - before
         }
     }

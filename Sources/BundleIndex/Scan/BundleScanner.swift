@@ -12,7 +12,9 @@ struct BundleScanner {
     /// Listings already read by the tree walker, by absolute path.
     var listingCache: [String: [DirectoryEntry]] = [:]
     private(set) var warnings: [String] = []
-    private(set) var unreadableDirectories = 0
+    /// Absolute paths of directories that could not be listed (the walker skips them).
+    private(set) var unreadable: Set<String> = []
+    var unreadableDirectories: Int { unreadable.count }
     private(set) var skippedNames = 0
     /// Listings this scan read, for the walker to reuse when it looks for nested bundles.
     private(set) var listed: [String: [DirectoryEntry]] = [:]
@@ -64,7 +66,7 @@ struct BundleScanner {
             do {
                 entries = try list(relative)
             } catch {
-                unreadableDirectories += 1
+                unreadable.insert(absolute)
                 warnings.append("unreadable directory skipped: \(error)")
                 continue
             }
@@ -92,15 +94,18 @@ struct BundleScanner {
 
     // MARK: - Info.plist and InfoPlist.strings
 
+    /// CF reads no Info.plist for a flat bundle whose path ends in `Support Files`, `Contents`
+    /// or `Resources` — "the innards of another bundle" (§1 table; a plain suffix test).
+    static func isInnards(_ path: String) -> Bool {
+        ["Support Files", "Contents", "Resources"].contains { path.hasSuffix($0) }
+    }
+
     /// Names the `foundation-linux` and `apple` profiles may read (§2.1; GNUstep's own name).
     static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
                                               "info-gnustep.plist"]
 
     private mutating func readInfoPlists(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [InfoPlistFile] {
-        // A flat bundle whose own path ends in one of these names has no Info.plist (§1 table).
-        if layout == .flat, ["Support Files", "Contents", "Resources"].contains(where: { bundlePath.hasSuffix($0) }) {
-            return []
-        }
+        if layout == .flat && Self.isInnards(bundlePath) { return [] }
         let dir = layout.infoPlistDirectory
         let entries: [DirectoryEntry]
         if let scanned = byPath[dir] {

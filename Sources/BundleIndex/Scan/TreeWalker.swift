@@ -30,7 +30,9 @@ struct TreeWalker {
         var report = Report()
         var stack = [root]
         var cache: [String: [DirectoryEntry]] = [:]
+        var reported: Set<String> = []
         while let dir = stack.popLast() {
+            if reported.contains(dir) { continue }
             report.directoriesVisited += 1
             let entries: [DirectoryEntry]
             if let cached = cache.removeValue(forKey: dir) {
@@ -58,6 +60,7 @@ struct TreeWalker {
                     report.warnings.append("bundle skipped: \(error)")
                 }
                 report.unreadableDirectories += scanner.unreadableDirectories
+                reported.formUnion(scanner.unreadable)
                 report.skippedNames += scanner.skippedNames
                 for (path, listing) in scanner.listed where path != dir { cache[path] = listing }
             }
@@ -80,7 +83,9 @@ struct TreeWalker {
         if parent == "Versions" { return false }
         let layout = BundleLayout.detect(bundlePath: path, directoryLikeNames: entries.filter(\.countsForLayout).map(\.name))
         let infoEntries: [DirectoryEntry]
-        if layout.infoPlistDirectory.isEmpty {
+        if layout == .flat && BundleScanner.isInnards(path) {
+            return false
+        } else if layout.infoPlistDirectory.isEmpty {
             infoEntries = entries
         } else {
             guard let listed = try? DirectoryReader.list(path + "/" + layout.infoPlistDirectory,

@@ -90,8 +90,6 @@ struct IndexSnapshot {
 
     /// Number of entries in the resources database (for `stats`).
     func resourceRecordCount() throws -> Int {
-        var n = 0
-        try txn.scan(store.resources, prefix: []) { _, _ in n += 1; return true }
-        return n
+        try txn.entryCount(store.resources)
     }
 }

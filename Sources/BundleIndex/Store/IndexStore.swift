@@ -71,6 +71,11 @@ final class IndexStore: @unchecked Sendable {
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
+        // A truncated data file would make LMDB touch pages past the end of the mapping (SIGBUS):
+        // compare the size the meta page promises with the file's real size first.
+        if stat(path + "/data.mdb", &st) == 0, env.usedBytes() > Int(st.st_size) {
+            throw IndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(env.usedBytes()) bytes)")
+        }
         return try attach(path: path, environment: env, create: false)
     }
 

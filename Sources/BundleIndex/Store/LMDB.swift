@@ -98,8 +98,8 @@ final class LMDBEnvironment: @unchecked Sendable {
         return dbi
     }
 
-    /// Size of the data file in bytes (what `stats` reports).
-    func fileSize() -> Int {
+    /// Bytes of the data file in use according to the newest meta page (what `stats` reports).
+    func usedBytes() -> Int {
         var info = MDB_envinfo()
         var stat = MDB_stat()
         guard mdb_env_info(handle, &info) == 0, mdb_env_stat(handle, &stat) == 0 else { return 0 }
@@ -247,6 +247,13 @@ final class LMDBTransaction {
             if rc != MDB_NOTFOUND && rc != 0 { try check(rc) }
         }
         return removed
+    }
+
+    /// Number of entries in a database (`mdb_stat`), without reading them.
+    func entryCount(_ dbi: MDB_dbi) throws -> Int {
+        var st = MDB_stat()
+        try check(mdb_stat(handle, dbi, &st))
+        return Int(st.ms_entries)
     }
 
     /// Empties a database (keeps it open).

@@ -1,0 +1,81 @@
+// A lookup costs a bounded number of point reads — one per directory of the search pattern —
+// that does not grow with the number of bundles, resources or lproj folders (issue 2, §3).
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Store reads per query")
+struct ReadBoundTests {
+    /// One bundle of the shape every query below expects; `extra` adds bulk.
+    static func bundleFiles(_ name: String, extraFiles: Int, extraLprojs: Int) -> [String: String] {
+        var f: [String: String] = [
+            "\(name)/Contents/Info.plist": infoPlist(["CFBundleIdentifier": name, "CFBundleDevelopmentRegion": "fr"]),
+            "\(name)/Contents/Resources/global.png": "", "\(name)/Contents/Resources/logo.png": "",
+            "\(name)/Contents/Resources/logo-linux.png": "", "\(name)/Contents/Resources/fr.lproj/only.strings": "",
+            "\(name)/Contents/Resources/Base.lproj/Main.nib": "", "\(name)/Contents/Resources/Images/sub.png": "",
+        ]
+        for i in 0..<extraFiles { f["\(name)/Contents/Resources/bulk\(i).png"] = "" }
+        for l in 0..<extraLprojs {
+            f["\(name)/Contents/Resources/x\(l).lproj/only.strings"] = ""
+            f["\(name)/Contents/Resources/x\(l).lproj/l\(l).txt"] = ""
+        }
+        return f
+    }
+
+    struct Shape: CustomStringConvertible {
+        let label: String
+        let name: String?
+        let type: String?
+        let dir: String?
+        var description: String { label }
+    }
+
+    static let shapes = [
+        Shape(label: "global hit", name: "global", type: "png", dir: nil),
+        Shape(label: "platform variant", name: "logo", type: "png", dir: nil),
+        Shape(label: "lproj hit", name: "only", type: "strings", dir: nil),
+        Shape(label: "Base hit", name: "Main", type: "nib", dir: nil),
+        Shape(label: "miss", name: "nothing", type: "png", dir: nil),
+        Shape(label: "subdirectory", name: "sub", type: "png", dir: "Images"),
+        Shape(label: "type only", name: nil, type: "nib", dir: nil),
+    ]
+
+    static func reads(indexSize: (bundles: Int, files: Int, lprojs: Int)) throws -> [String: (Int, Int)] {
+        var files: [String: String] = [:]
+        for b in 0..<indexSize.bundles {
+            files.merge(bundleFiles("B\(b).app", extraFiles: indexSize.files, extraLprojs: indexSize.lprojs)) { a, _ in a }
+        }
+        let f = try BundleFixture(files)
+        let bundle = try f.bundle("B0.app")
+        var out: [String: (Int, Int)] = [:]
+        for s in shapes {
+            out[s.label] = (try bundle.readsForLookup(name: s.name, type: s.type, subdirectory: s.dir),
+                            try bundle.readsForListing(type: s.type, subdirectory: s.dir))
+        }
+        return out
+    }
+
+    @Test("reads per query are the same on a small and a large index, and within the search pattern's steps")
+    func boundedReads() throws {
+        let small = try Self.reads(indexSize: (bundles: 1, files: 0, lprojs: 0))
+        let large = try Self.reads(indexSize: (bundles: 40, files: 400, lprojs: 30))
+        // foundation-linux: global, S0, Base — at most one read each (listings: one per step).
+        let steps = 3
+        for s in Self.shapes {
+            let (single, listing) = small[s.label]!
+            #expect(single >= 1 && single <= steps, "\(s): \(single) reads")
+            #expect(listing <= steps, "\(s): \(listing) reads for the listing")
+            #expect(large[s.label]! == small[s.label]!, "\(s): \(large[s.label]!) reads on the large index, \(small[s.label]!) on the small one")
+        }
+        #expect(small["global hit"]!.0 == 1, "a global hit is one read")
+    }
+
+    @Test("version-0 bundles at most double the reads (root fallback)")
+    func fallbackBound() throws {
+        let f = try BundleFixture(["Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "old"]),
+                                   "Old.bundle/Resources/a.txt": "", "Old.bundle/top.txt": ""])
+        let b = try f.bundle("Old.bundle")
+        #expect(try b.readsForLookup(name: "top", type: "txt", subdirectory: nil) <= 2 * 3)
+        #expect(try b.rel("top", "txt") == "top.txt")
+    }
+}

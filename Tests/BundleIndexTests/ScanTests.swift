@@ -1,0 +1,109 @@
+// Finding bundles and reading them, including everything a user's disk can throw at us.
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Scanner")
+struct ScanTests {
+    @Test("nested bundles in Frameworks/, PlugIns/ and Resources/ are bundles of their own")
+    func nestedBundles() throws {
+        let f = try BundleFixture([
+            "Host.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "host"]),
+            "Host.app/Contents/Frameworks/Kit.framework/Versions/A/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "kit"]),
+            "Host.app/Contents/PlugIns/P.plugin/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "plug"]),
+            "Host.app/Contents/Resources/Extra.bundle/x.txt": "",
+            "Host.app/Contents/Resources/Main.storyboardc/Info.plist": infoPlist([:]),
+        ], links: ["Host.app/Contents/Frameworks/Kit.framework/Versions/Current": "A",
+                   "Host.app/Contents/Frameworks/Kit.framework/Resources": "Versions/Current/Resources"])
+        try f.build()
+        let paths = try f.reader().bundles().map { String($0.path.dropFirst(f.root.count + 1)) }
+        #expect(paths == ["Host.app", "Host.app/Contents/Frameworks/Kit.framework", "Host.app/Contents/PlugIns/P.plugin",
+                          "Host.app/Contents/Resources/Extra.bundle", "Host.app/Contents/Resources/Main.storyboardc"])
+        // The parent still finds what lies inside a nested bundle under its resources.
+        #expect(try f.bundle("Host.app").rel("x", "txt", dir: "Extra.bundle") == "Contents/Resources/Extra.bundle/x.txt")
+        #expect(try f.bundle("Host.app/Contents/Frameworks/Kit.framework").bundleIdentifier == "kit")
+    }
+
+    @Test("broken, garbage, empty and lower-case Info.plist: bundle indexed, info empty, warning")
+    func badInfoPlists() throws {
+        let f = try BundleFixture([
+            "Broken.app/Info.plist": "<plist><dict><key>CFBundleIdentifier</key>",
+            "Garbage.app/Info.plist": String(decoding: (0..<200).map { UInt8(($0 * 37 + 11) % 256) }, as: UTF8.self),
+            "Empty.app/Info.plist": "",
+            "Lower.app/info.plist": infoPlist(["CFBundleIdentifier": "lower"]),
+            "Good.app/Info.plist": infoPlist(["CFBundleIdentifier": "good"]),
+        ])
+        let summary = try f.build()
+        #expect(summary.bundles == 5)
+        for name in ["Broken.app", "Garbage.app", "Empty.app", "Lower.app"] {
+            let b = try f.bundle(name)
+            #expect(b.infoDictionary.isEmpty, "\(name)")
+            #expect(b.bundleIdentifier == nil, "\(name)")
+            #expect(!b.record.warnings.isEmpty, "\(name) has no warning")
+        }
+        #expect(try f.bundle("Good.app").record.warnings.isEmpty)
+        #expect(summary.warnings.count == 4)
+    }
+
+    @Test("symlink loops do not hang; links inside the bundle are followed, links out of it are not")
+    func symlinks() throws {
+        let outside = makeTempDirectory(prefix: "outside")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        FileManager.default.createFile(atPath: outside + "/far.txt", contents: Data())
+        let f = try BundleFixture(["L.app/Info.plist": infoPlist([:]), "L.app/Images/i.png": "", "L.app/sub/s.txt": ""],
+                                  links: ["L.app/sub/up": "..", "L.app/sub/self": ".", "L.app/Linked": "Images",
+                                          "L.app/Out": outside, "L.app/a": "b", "L.app/b": "a"])
+        let summary = try f.build()
+        #expect(summary.bundles == 1)
+        let b = try f.bundle("L.app")
+        #expect(try b.rel("i", "png", dir: "Linked") == "Linked/i.png")
+        #expect(try b.rel("s", "txt", dir: "sub") == "sub/s.txt")
+        #expect(try b.rel("far", "txt", dir: "Out") == nil, "links out of the bundle are entries, not indexed trees")
+        #expect(try b.rel("Out", nil) == "Out")
+        #expect(try b.rel("a", nil) == "a", "a dangling link loop is still an entry")
+    }
+
+    @Test("file names that are not UTF-8 are skipped and counted")
+    func nonUTF8Names() throws {
+        let f = try BundleFixture(["U.app/Info.plist": infoPlist([:]), "U.app/ok.txt": ""])
+        let bad = f.root + "/U.app/bad\u{FFFD}"
+        var bytes = Array((f.root + "/U.app/bad").utf8)
+        bytes += [0xFF, 0xFE, 0x2E, 0x74, 0x78, 0x74, 0]
+        let fd = bytes.withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { open($0, O_CREAT | O_WRONLY, 0o644) }
+        }
+        #expect(fd >= 0)
+        close(fd)
+        _ = bad
+        let summary = try f.build()
+        #expect(summary.skippedNames == 1)
+        #expect(try f.bundle("U.app").rels("txt") == ["ok.txt"])
+    }
+
+    @Test("a root that is not a directory is an input error")
+    func badRoot() throws {
+        let f = try BundleFixture(["x.txt": ""])
+        #expect(throws: BuildInputError.self) { try IndexBuilder.build(roots: [f.root + "/nope"], indexPath: f.indexPath) }
+        #expect(throws: BuildInputError.self) { try IndexBuilder.build(roots: [f.root + "/x.txt"], indexPath: f.indexPath) }
+    }
+
+    @Test("unreadable directories are skipped, counted and reported once each")
+    func unreadableDirectories() throws {
+        let f = try BundleFixture(["R.app/Info.plist": infoPlist([:]), "R.app/ok.txt": "", "R.app/Secret/s.txt": "",
+                                   "Hidden/Inner.app/Info.plist": infoPlist([:])])
+        chmod(f.root, 0o755)
+        chmod(f.root + "/R.app/Secret", 0)
+        chmod(f.root + "/Hidden", 0)
+        defer { chmod(f.root + "/R.app/Secret", 0o755); chmod(f.root + "/Hidden", 0o755) }
+        // root reads everything: run the build as nobody then (the CI machine runs as root).
+        let index = makeTempDirectory(prefix: "unreadable-index")
+        defer { try? FileManager.default.removeItem(atPath: index) }
+        chmod(index, 0o777)
+        var argv = [bundleidxBinary, "build", f.root, "--index", index]
+        if getuid() == 0 { argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + argv }
+        let result = try run(argv, cwd: "/")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("indexed 1 bundles"), "\(result.stdout)")
+        #expect(result.stderr.contains("2 unreadable directories were skipped"), "\(result.stderr)")
+    }
+}

@@ -1,0 +1,156 @@
+// The index file: opening what is not an index, format versions, damage, atomic builds, and
+// re-indexing one bundle without touching the rest.
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Index store")
+struct StoreTests {
+    static let twoBundles = [
+        "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]), "A.app/a.txt": "a",
+        "B.app/Info.plist": infoPlist(["CFBundleIdentifier": "b"]), "B.app/b.txt": "b",
+    ]
+
+    @Test("a missing index path is reported as missing")
+    func missing() {
+        #expect(throws: IndexError.missing(path: "/nonexistent/bundleidx")) {
+            try IndexReader(path: "/nonexistent/bundleidx")
+        }
+    }
+
+    @Test("a file, an empty folder, a folder with junk data.mdb are not indexes")
+    func notAnIndex() throws {
+        let dir = makeTempDirectory(prefix: "notindex")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/file", contents: Data("x".utf8))
+        try FileManager.default.createDirectory(atPath: dir + "/empty", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/junk", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: dir + "/junk/data.mdb", contents: Data((0..<20000).map { UInt8($0 % 251) }))
+        for p in ["file", "empty", "junk"] {
+            #expect(throws: IndexError.self) { try IndexReader(path: dir + "/" + p) }
+            do { _ = try IndexReader(path: dir + "/" + p) } catch let e as IndexError {
+                guard case .notAnIndex = e else { Issue.record("\(p): \(e)"); continue }
+            }
+        }
+    }
+
+    @Test("an LMDB environment that bundleidx did not write is refused")
+    func foreignEnvironment() throws {
+        let dir = makeTempDirectory(prefix: "foreign")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = try LMDBEnvironment(path: dir, readOnly: false)
+        try env.write { txn in
+            let dbi = try env.openDatabase("other", in: txn, create: true)!
+            try txn.put(dbi, key: Array("k".utf8), value: Array("v".utf8))
+        }
+        do {
+            _ = try IndexReader(path: dir)
+            Issue.record("a foreign environment was opened")
+        } catch let e as IndexError {
+            guard case .notAnIndex = e else { Issue.record("\(e)"); return }
+        }
+    }
+
+    @Test("another format version is refused with both versions named")
+    func otherVersion() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let store = try IndexStore.openForWriting(path: f.indexPath)
+        try store.environment.write { txn in
+            try txn.put(store.meta, key: Array("version".utf8), value: withUnsafeBytes(of: UInt32(99).littleEndian) { Array($0) })
+        }
+        #expect(throws: IndexError.unsupportedVersion(path: f.indexPath, found: 99, supported: IndexStore.formatVersion)) {
+            try IndexReader(path: f.indexPath)
+        }
+    }
+
+    @Test("a truncated data file is reported as damaged, not mapped")
+    func truncated() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let data = f.indexPath + "/data.mdb"
+        let size = try FileManager.default.attributesOfItem(atPath: data)[.size] as! Int
+        #expect(truncate(data, off_t(size - 4096)) == 0)
+        do {
+            _ = try IndexReader(path: f.indexPath)
+            Issue.record("a truncated index was opened")
+        } catch let e as IndexError {
+            guard case .corrupt = e else { Issue.record("\(e)"); return }
+        }
+    }
+
+    @Test("build refuses to write into a folder that holds other files")
+    func refusesToOverwrite() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        FileManager.default.createFile(atPath: f.root + "/notes.txt", contents: Data())
+        #expect(throws: IndexError.self) { try IndexBuilder.build(roots: [f.root], indexPath: f.root) }
+    }
+
+    @Test("rebuilding a root replaces its bundles and keeps other roots")
+    func rebuildRoot() throws {
+        let one = try BundleFixture(Self.twoBundles)
+        let other = try BundleFixture(["C.app/Info.plist": infoPlist(["CFBundleIdentifier": "c"]), "C.app/c.txt": ""])
+        _ = try IndexBuilder.build(roots: [one.root], indexPath: one.indexPath)
+        _ = try IndexBuilder.build(roots: [other.root], indexPath: one.indexPath)
+        try FileManager.default.removeItem(atPath: one.root + "/B.app")
+        FileManager.default.createFile(atPath: one.root + "/A.app/new.txt", contents: Data())
+        _ = try IndexBuilder.build(roots: [one.root], indexPath: one.indexPath)
+        let r = try IndexReader(path: one.indexPath)
+        #expect(try r.bundle(identifier: "b") == nil)
+        #expect(try r.bundle(identifier: "a")?.rel("new", "txt") == "new.txt")
+        #expect(try r.bundle(identifier: "c")?.rel("c", "txt") == "c.txt")
+        #expect(try r.bundles().count == 2)
+    }
+
+    @Test("removing one bundle deletes exactly its key range")
+    func removeOneBundle() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let store = try IndexStore.openForWriting(path: f.indexPath)
+        let before = try store.read { try $0.resourceRecordCount() }
+        try store.write { try $0.removeBundle(path: f.root + "/B.app") }
+        let after = try store.read { try $0.resourceRecordCount() }
+        let r = try IndexReader(path: f.indexPath)
+        #expect(try r.bundle(identifier: "b") == nil)
+        #expect(try r.bundle(identifier: "a")?.rel("a", "txt") == "a.txt")
+        #expect(after < before && after > 0)
+    }
+
+    @Test("kill -9 during build leaves the previous index intact and readable")
+    func killedBuild() throws {
+        let old = try BundleFixture(Self.twoBundles)
+        try old.build()
+        // A second tree, large enough that the killed transaction holds real writes.
+        var files: [String: String] = [:]
+        for b in 0..<20 {
+            files["N\(b).app/Info.plist"] = infoPlist(["CFBundleIdentifier": "n\(b)"])
+            for i in 0..<200 { files["N\(b).app/r\(i).txt"] = "" }
+        }
+        let new = try BundleFixture(files)
+        let marker = new.root + "-stalled"
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        process.arguments = ["build", old.root, new.root, "--index", old.indexPath]
+        process.environment = ProcessInfo.processInfo.environment.merging([IndexBuilder.stallEnvironmentVariable: marker]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        while !FileManager.default.fileExists(atPath: marker) && process.isRunning && Date() < deadline {
+            usleep(20_000)
+        }
+        #expect(FileManager.default.fileExists(atPath: marker), "the build never reached its commit point")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let r = try IndexReader(path: old.indexPath)
+        #expect(try r.bundle(identifier: "a")?.rel("a", "txt") == "a.txt")
+        #expect(try r.bundle(identifier: "n0") == nil, "nothing of the killed build is visible")
+        #expect(try r.bundles().count == 2)
+        // LMDB's robust writer mutex lets the next build proceed.
+        _ = try IndexBuilder.build(roots: [new.root], indexPath: old.indexPath)
+        #expect(try IndexReader(path: old.indexPath).bundle(identifier: "n0")?.rel("r7", "txt") == "r7.txt")
+    }
+}
