@@ -168,11 +168,11 @@ struct QueryTests {
 
     @Test("§2.5 CFBundleVersion strings produce CFBundleNumericVersion")
     func numericVersion() {
-        #expect(BundleInfo.versionNumber("1.2.3") == 0x0123_8000)
-        #expect(BundleInfo.versionNumber("2.0b3") == 0x0200_6003)
-        #expect(BundleInfo.versionNumber("42") == 0x4200_8000)
-        #expect(BundleInfo.versionNumber("1.2.3.4") == 0)
-        #expect(BundleInfo.versionNumber("") == 0)
+        #expect(BundleMetadata.versionNumber("1.2.3") == 0x0123_8000)
+        #expect(BundleMetadata.versionNumber("2.0b3") == 0x0200_6003)
+        #expect(BundleMetadata.versionNumber("42") == 0x4200_8000)
+        #expect(BundleMetadata.versionNumber("1.2.3.4") == 0)
+        #expect(BundleMetadata.versionNumber("") == 0)
     }
 
     @Test("bundles are found by path, through links, and by identifier")

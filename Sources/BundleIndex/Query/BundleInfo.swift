@@ -1,150 +1,87 @@
 /// What Foundation derives from a bundle's Info.plist and lproj folders (SEARCH_PATTERN.md §2,
-/// §4), for one search context. Pure functions of the bundle record.
-struct BundleInfo {
-    let record: BundleRecord
-    let context: SearchContext
-
-    /// The Info.plist dictionary Foundation reports (§2): on Linux the file opened is always the
-    /// canonical spelling `Info.plist` (D9), and platform keys are not processed (D5).
-    var infoDictionary: [String: PropertyListValue] {
-        var dict = record.infoPlists.first(where: { $0.name == "Info.plist" })?.dictionary ?? [:]
-        Self.fixUpNumericVersion(&dict)
-        return dict
-    }
-
+/// §4) under one search context, computed once when a bundle is opened.
+struct BundleInfo: Sendable {
+    let infoDictionary: [String: PropertyListValue]
     /// §2.6: a non-empty string, else none.
-    var developmentRegion: String? {
-        guard let s = infoDictionary["CFBundleDevelopmentRegion"]?.stringValue, !s.isEmpty else { return nil }
-        return s
-    }
-
-    var identifier: String? { infoDictionary["CFBundleIdentifier"]?.stringValue }
-
+    let developmentRegion: String?
+    let identifier: String?
     /// §4.1: `CFBundleLocalizations` (non-empty strings, in order), then the lproj names (byte
     /// order instead of readdir order, D3), then the development region when `Base` is present
     /// and the region is not found in any spelling.
-    var localizations: [String] {
+    let localizations: [String]
+    /// The language search list S (§4.4): the folders searched after the global one, with
+    /// Base.lproj read right after the first.
+    let searchList: [String]
+
+    init(record: BundleRecord, context: SearchContext) {
+        var dict = Self.infoPlist(record, context)
+        if context.profile == .apple { dict = InfoPlistOverrides(context: context).apply(to: dict) }
+        BundleMetadata.fixUpNumericVersion(&dict)
+        infoDictionary = dict
+        if let s = dict["CFBundleDevelopmentRegion"]?.stringValue, !s.isEmpty {
+            developmentRegion = s
+        } else {
+            developmentRegion = nil
+        }
+        identifier = dict["CFBundleIdentifier"]?.stringValue
+
         var list: [String] = []
-        if case .array(let a)? = infoDictionary["CFBundleLocalizations"] {
+        if case .array(let a)? = dict["CFBundleLocalizations"] {
             list = a.compactMap { $0.stringValue }.filter { !$0.isEmpty }
         }
         list += record.lprojs
-        let dev = developmentRegion
-        if !list.isEmpty, let dev, list.contains("Base"), !Self.languageFound(dev, in: list) {
+        if !list.isEmpty, let dev = developmentRegion, list.contains("Base"), !BundleMetadata.languageFound(dev, in: list) {
             list.append(dev)
         }
-        if list.isEmpty, let dev { return [dev] }
-        return list
-    }
+        if list.isEmpty, let dev = developmentRegion { list = [dev] }
+        localizations = list
 
-    /// The bundle's language search list S (§4.4). On Linux the matcher never matches, which
-    /// leaves the development region, else the first of en/English/en_US present, else "en".
-    var searchList: [String] {
-        if let dev = developmentRegion { return [dev] }
-        let locs = localizations
-        if let fallback = ["en", "English", "en_US"].first(where: { locs.contains($0) }) { return [fallback] }
-        return ["en"]
-    }
-
-    /// `preferredLocalizations(from:forPreferences:)` (§4.5), Linux result.
-    static func preferredLocalizations(from list: [String], preferences: [String]?) -> [String] {
-        guard let first = list.first else { return ["en"] }
-        return [first]
-    }
-
-    // MARK: - helpers
-
-    private static let legacyNames: [String: String] = [
-        "English": "en", "French": "fr", "German": "de", "Italian": "it", "Dutch": "nl",
-        "Spanish": "es", "Japanese": "ja",
-    ]
-
-    /// `_CFBundleCopyLanguageFoundInLocalizations`: exact, legacy name ↔ code, `-`/`_` swapped
-    /// at index 2, or equal canonical language identifiers.
-    static func languageFound(_ language: String, in list: [String]) -> Bool {
-        if list.contains(language) { return true }
-        if let code = legacyNames[language], list.contains(code) { return true }
-        if let legacy = legacyNames.first(where: { $0.value == language })?.key, list.contains(legacy) { return true }
-        var chars = Array(language)
-        if chars.count > 2, chars[2] == "-" || chars[2] == "_" {
-            chars[2] = chars[2] == "-" ? "_" : "-"
-            if list.contains(String(chars)) { return true }
-        }
-        let canonical = canonicalLanguage(language)
-        return list.contains { canonicalLanguage($0) == canonical }
-    }
-
-    /// A small stand-in for `CFLocaleCreateCanonicalLanguageIdentifierFromString`: legacy names
-    /// to codes, `_` to `-`, language lower-case, region upper-case.
-    static func canonicalLanguage(_ id: String) -> String {
-        if let code = legacyNames[id] { return code }
-        let parts = id.split(whereSeparator: { $0 == "-" || $0 == "_" })
-        return parts.enumerated().map { i, p in
-            if i == 0 { return p.lowercased() }
-            if p.count == 4 { return p.prefix(1).uppercased() + p.dropFirst().lowercased() }
-            return p.count == 2 ? p.uppercased() : String(p)
-        }.joined(separator: "-")
-    }
-
-    /// §2.5 `_CFBundleInfoPlistFixupInfoDictionary`: a string version becomes
-    /// `CFBundleNumericVersion`; a number stays; anything else removes the key.
-    static func fixUpNumericVersion(_ dict: inout [String: PropertyListValue]) {
-        guard let v = dict["CFBundleNumericVersion"] ?? dict["CFBundleVersion"] else { return }
-        switch v {
-        case .string(let s): dict["CFBundleNumericVersion"] = .integer(Int64(Int32(bitPattern: versionNumber(s))))
-        case .integer, .real: break
-        default: dict["CFBundleNumericVersion"] = nil
-        }
-    }
-
-    /// `_CFVersionNumberFromString`: `AB.C.D[dabf]NNN` in at most 10 characters, packed as
-    /// major (two digits), two minor digits, stage and build; anything else is 0.
-    static func versionNumber(_ s: String) -> UInt32 {
-        let c = Array(s.utf16)
-        guard !c.isEmpty, c.count <= 10 else { return 0 }
-        func digit(_ i: Int) -> UInt32? {
-            guard i < c.count, c[i] >= 48, c[i] <= 57 else { return nil }
-            return UInt32(c[i] - 48)
-        }
-        let dot: UInt16 = 46
-        var i = 0
-        var major1: UInt32 = 0, major2: UInt32 = 0, minor1: UInt32 = 0, minor2: UInt32 = 0
-        var stage: UInt32 = 0x80, build: UInt32 = 0
-        var digitsDone = false
-        if let d = digit(0) {
-            major2 = d; i = 1
-            if i < c.count {
-                if let d2 = digit(i) {
-                    major1 = major2; major2 = d2; i += 1
-                    if i < c.count { if c[i] == dot { i += 1 } else { digitsDone = true } }
-                } else if c[i] == dot { i += 1 } else { digitsDone = true }
+        switch context.profile {
+        case .foundationLinux:
+            // On Linux the matcher never matches: the development region, else the first of
+            // en/English/en_US present, else "en".
+            if let dev = developmentRegion {
+                searchList = [dev]
+            } else {
+                searchList = [["en", "English", "en_US"].first(where: { list.contains($0) }) ?? "en"]
             }
-        } else if c[0] == dot { i = 1 } else { digitsDone = true }
-        if i < c.count && !digitsDone {
-            if let d = digit(i) {
-                minor1 = d; i += 1
-                if i < c.count { if c[i] == dot { i += 1 } else { digitsDone = true } }
-            } else { digitsDone = true }
+        case .apple:
+            searchList = LanguageMatcher.bundleSearchList(localizations: list, developmentRegion: developmentRegion,
+                                                          preferences: context.preferredLanguages)
         }
-        if i < c.count && !digitsDone {
-            if let d = digit(i) { minor2 = d; i += 1 } else { digitsDone = true }
-        }
-        if i < c.count {
-            switch c[i] {
-            case 100: stage = 0x20  // d
-            case 97: stage = 0x40   // a
-            case 98: stage = 0x60   // b
-            case 102: stage = 0x80  // f
-            default: return 0
+    }
+
+    /// Which Info.plist file the profile reads (§2.1–2.3).
+    /// - foundation-linux: the canonical spelling `Info.plist` only (a lower-case `info.plist` is
+    ///   found but cannot be opened on a case-sensitive file system, D9).
+    /// - apple: the platform plist (`Info-macos.plist`, `Info-iphoneos.plist`) if the platform
+    ///   has one, else GNUstep's `Info-gnustep.plist`, else `Info.plist` — each matched
+    ///   case-insensitively and the matched file read.
+    private static func infoPlist(_ record: BundleRecord, _ context: SearchContext) -> [String: PropertyListValue] {
+        switch context.profile {
+        case .foundationLinux:
+            return record.infoPlists.first(where: { $0.name == "Info.plist" })?.dictionary ?? [:]
+        case .apple:
+            var names: [String] = []
+            if context.platform == .macos { names.append("info-macos.plist") }
+            if context.platform == .ios { names.append("info-iphoneos.plist") }
+            names += ["info-gnustep.plist", "info.plist"]
+            for name in names {
+                let matches = record.infoPlists.filter { $0.name.lowercased() == name }
+                    .sorted { byteOrder($0.name, $1.name) }
+                if let d = matches.compactMap(\.dictionary).first { return d }
             }
-            i += 1
+            return [:]
         }
-        for _ in 0..<3 where i < c.count {
-            guard let d = digit(i) else { return 0 }
-            build = build * 10 + d
-            i += 1
+    }
+
+    /// `preferredLocalizations(from:forPreferences:)` (§4.5).
+    static func preferredLocalizations(from list: [String], preferences: [String]?, context: SearchContext) -> [String] {
+        switch context.profile {
+        case .foundationLinux:
+            return list.first.map { [$0] } ?? ["en"]
+        case .apple:
+            return LanguageMatcher.preferredLocalizations(from: list, preferences: preferences ?? context.preferredLanguages)
         }
-        if build > 0xFF || i < c.count { return 0 }
-        return major1 << 28 | major2 << 24 | minor1 << 20 | minor2 << 16 | stage << 8 | build
     }
 }

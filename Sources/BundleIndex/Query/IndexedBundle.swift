@@ -4,8 +4,15 @@ public struct IndexedBundle: Sendable {
     let reader: IndexReader
     public let record: BundleRecord
     public let context: SearchContext
+    /// Info.plist, localizations and search list under `context`, derived once.
+    private let info: BundleInfo
 
-    private var info: BundleInfo { BundleInfo(record: record, context: context) }
+    init(reader: IndexReader, record: BundleRecord, context: SearchContext) {
+        self.reader = reader
+        self.record = record
+        self.context = context
+        self.info = BundleInfo(record: record, context: context)
+    }
 
     /// A copy that answers under another context.
     public func with(context: SearchContext) -> IndexedBundle {
@@ -76,11 +83,14 @@ public struct IndexedBundle: Sendable {
     public var languageSearchList: [String] { info.searchList }
 
     public var preferredLocalizations: [String] {
-        BundleInfo.preferredLocalizations(from: localizations, preferences: nil)
+        BundleInfo.preferredLocalizations(from: localizations, preferences: nil, context: context)
     }
 
-    public static func preferredLocalizations(from list: [String], forPreferences preferences: [String]?) -> [String] {
-        BundleInfo.preferredLocalizations(from: list, preferences: preferences)
+    /// `Bundle.preferredLocalizations(from:forPreferences:)` under `context` (nil preferences:
+    /// the context's languages).
+    public static func preferredLocalizations(from list: [String], forPreferences preferences: [String]?,
+                                              context: SearchContext = .foundationLinux) -> [String] {
+        BundleInfo.preferredLocalizations(from: list, preferences: preferences, context: context)
     }
 
     // MARK: Info.plist
@@ -93,13 +103,20 @@ public struct IndexedBundle: Sendable {
         guard let hit = try hit("InfoPlist", "strings", nil, .unspecified) else { return nil }
         let directory = hit.relativePath.split(separator: "/").dropLast().joined(separator: "/")
         let name = PathText.lastComponent(hit.relativePath)
-        return try reader.store.read { try $0.strings(bundle: record.id, directory: directory, name: name) } ?? nil
+        guard let local = try reader.store.read({ try $0.strings(bundle: record.id, directory: directory, name: name) }) ?? nil else {
+            return nil
+        }
+        return context.profile == .apple ? InfoPlistOverrides(context: context).apply(to: local) : local
     }
 
-    /// Foundation on Linux: the localized dictionary when one exists, else Info.plist (D7).
+    /// foundation-linux: the localized dictionary when one exists, else Info.plist (D7).
+    /// apple: the localized value, else the Info.plist value (CF's own rule).
     public func object(forInfoDictionaryKey key: String) throws -> PropertyListValue? {
-        if let local = try localizedInfoDictionary() { return local[key] }
-        return infoDictionary[key]
+        guard let local = try localizedInfoDictionary() else { return infoDictionary[key] }
+        switch context.profile {
+        case .foundationLinux: return local[key]
+        case .apple: return local[key] ?? infoDictionary[key]
+        }
     }
 
     // MARK: -

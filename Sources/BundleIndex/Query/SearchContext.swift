@@ -4,26 +4,88 @@ public struct SearchContext: Sendable, Equatable {
     public enum Profile: String, Sendable, CaseIterable {
         /// swift-corelibs-foundation on Linux, exactly (SEARCH_PATTERN.md §4.4 "Linux result").
         case foundationLinux = "foundation-linux"
-        /// Apple's documented search pattern with the user's languages and device (issue 3).
+        /// Apple's documented search pattern with the user's languages, platform and device.
         case apple
     }
 
-    public var profile: Profile
-    /// Ordered preferred languages (BCP-47 or POSIX identifiers). Ignored by `foundationLinux`,
-    /// where Foundation's user languages are always `["en"]` (§4.2).
-    public var preferredLanguages: [String]
+    /// The platform whose file and Info.plist variants apply (§5, §2.4).
+    public enum Platform: String, Sendable, CaseIterable {
+        case linux, macos, ios, tvos, watchos
 
-    /// The file-name suffixes this context recognises (§5).
-    let suffixes: VariantSuffixes
-
-    init(profile: Profile, preferredLanguages: [String], suffixes: VariantSuffixes) {
-        self.profile = profile
-        self.preferredLanguages = preferredLanguages
-        self.suffixes = suffixes
+        /// The name in `-platform` file suffixes and `Key-platform` Info.plist keys.
+        var suffixName: String {
+            switch self {
+            case .linux: return "linux"
+            case .macos: return "macos"
+            case .ios: return "iphoneos"
+            case .tvos: return "tvos"
+            case .watchos: return "watchos"
+            }
+        }
     }
 
+    /// The device whose `~device` variants apply; effective only on iOS-family platforms.
+    public enum Device: String, Sendable, CaseIterable {
+        case iphone, ipad, ipod, appletv, applewatch
+    }
+
+    public let profile: Profile
+    /// Ordered preferred languages (BCP-47 or POSIX identifiers). `foundationLinux` ignores
+    /// them: Foundation's user languages on Linux are always `["en"]` (§4.2).
+    public let preferredLanguages: [String]
+    public let platform: Platform
+    /// The effective device: `ipod` counts as `iphone`; tvOS and watchOS imply theirs; nil on
+    /// macOS and Linux, where device modifiers mean nothing (§5).
+    public let device: Device?
+
+    /// The file-name suffixes this context recognises (§5 table).
+    let suffixes: VariantSuffixes
+
     /// Foundation on Linux: `-linux` platform variants, no device variants, one-language search
-    /// list.
+    /// list, Info.plist keys as they are.
     public static let foundationLinux = SearchContext(profile: .foundationLinux, preferredLanguages: ["en"],
-                                                      suffixes: .linux)
+                                                      platform: .linux, device: nil, suffixes: .linux)
+
+    /// The documented bundle search pattern for `languages` (default: the environment's, see
+    /// `environmentLanguages`) on `platform` with `device`.
+    public static func apple(languages: [String]? = nil, platform: Platform = .linux, device: Device? = nil) -> SearchContext {
+        let effective: Device?
+        switch platform {
+        case .ios: effective = device == .ipod ? .iphone : (device == .ipad || device == .iphone ? device : nil)
+        case .tvos: effective = .appletv
+        case .watchos: effective = .applewatch
+        case .linux, .macos: effective = nil
+        }
+        let iosFamily = platform == .ios || platform == .tvos || platform == .watchos
+        let products: [String]
+        switch platform {
+        case .ios: products = ["iphone", "ipad", "ipod"]
+        case .tvos: products = ["appletv"]
+        case .watchos: products = ["applewatch"]
+        case .linux, .macos: products = []
+        }
+        let suffixes = VariantSuffixes(platform: "-" + platform.suffixName,
+                                       product: "~" + (effective?.rawValue ?? ""),
+                                       productSearch: iosFamily,
+                                       supportedPlatforms: [platform.suffixName], supportedProducts: products)
+        let langs = languages.flatMap { $0.isEmpty ? nil : $0 } ?? environmentLanguages()
+        return SearchContext(profile: .apple, preferredLanguages: langs, platform: platform, device: effective,
+                             suffixes: suffixes)
+    }
+
+    /// The user's languages on Linux: `LANGUAGE` (a colon-separated list), else the first set of
+    /// `LC_ALL`, `LC_MESSAGES`, `LANG`; encodings and modifiers stripped (`en_GB.UTF-8@euro` →
+    /// `en-GB`); `C`, `POSIX` or nothing at all mean `en`.
+    public static func environmentLanguages(_ environment: [String: String] = ProcessEnvironment.current()) -> [String] {
+        if let list = environment["LANGUAGE"], !list.isEmpty {
+            let langs = list.split(separator: ":").compactMap { LocaleIdentifier.fromPOSIX(String($0)) }
+            if !langs.isEmpty { return langs }
+        }
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let v = environment[name], !v.isEmpty {
+                return [LocaleIdentifier.fromPOSIX(v) ?? "en"]
+            }
+        }
+        return ["en"]
+    }
 }

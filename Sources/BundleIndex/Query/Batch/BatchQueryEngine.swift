@@ -71,7 +71,7 @@ public final class BatchQueryEngine {
         case "preferredFrom":
             let prefs = try optionalStrings(q, "prefs")
             let from = try optionalStrings(q, "from") ?? b.localizations
-            return IndexedBundle.preferredLocalizations(from: from, forPreferences: prefs)
+            return IndexedBundle.preferredLocalizations(from: from, forPreferences: prefs, context: context)
         case "resourcePath":
             return b.record.layout.resourceDirectory.isEmpty ? "." : b.record.layout.resourceDirectory
         case "bundlePath": return b.bundlePath
