@@ -26,7 +26,8 @@ struct BundleIdx: ParsableCommand {
         not an index, other format version, damaged), 4 bad input (a root that is not a
         directory, a malformed query), 5 other failures.
         """,
-        subcommands: [BuildCommand.self, QueryCommand.self, BundlesCommand.self, InfoCommand.self, StatsCommand.self]
+        subcommands: [BuildCommand.self, QueryCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
+                      InfoCommand.self, StatsCommand.self]
     )
 }
 
@@ -110,3 +111,49 @@ func fixed(_ x: Double, _ digits: Int) -> String {
 }
 
 extension SearchContext.Profile: ExpressibleByArgument {}
+extension SearchContext.Platform: ExpressibleByArgument {}
+extension SearchContext.Device: ExpressibleByArgument {}
+
+/// How a query is answered: profile, languages, platform, device.
+struct ContextOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Search rules: apple (the documented pattern for your languages and device) or foundation-linux (exactly what Foundation answers on Linux).",
+        valueName: "profile"))
+    var profile: SearchContext.Profile = .apple
+
+    @Option(name: .customLong("lang"), help: ArgumentHelp(
+        "Preferred languages, most preferred first (comma-separated or repeated), e.g. en-GB,fr.",
+        discussion: "Default: $LANGUAGE (a colon-separated list), else $LC_ALL, $LC_MESSAGES or $LANG with encoding and modifier stripped (en_GB.UTF-8@euro → en-GB); C, POSIX or nothing mean en. The foundation-linux profile ignores languages.",
+        valueName: "languages"))
+    var languages: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Platform whose -platform variants and Info.plist keys apply: linux, macos, ios, tvos, watchos.", valueName: "platform"))
+    var platform: SearchContext.Platform = .linux
+
+    @Option(name: .long, help: ArgumentHelp("Device whose ~device variants apply (ios: iphone, ipad, ipod); ignored on linux and macos.", valueName: "device"))
+    var device: SearchContext.Device?
+
+    func validate() throws {
+        if profile == .foundationLinux && (!languages.isEmpty || platform != .linux || device != nil) {
+            throw ValidationError("--lang, --platform and --device apply to --profile apple; foundation-linux is fixed")
+        }
+    }
+
+    var context: SearchContext {
+        switch profile {
+        case .foundationLinux: return .foundationLinux
+        case .apple:
+            let langs = languages.flatMap { $0.split(separator: ",").map { String($0).trimmingSpaces() } }.filter { !$0.isEmpty }
+            return .apple(languages: langs.isEmpty ? nil : langs, platform: platform, device: device)
+        }
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}

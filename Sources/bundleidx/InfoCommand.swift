@@ -27,18 +27,11 @@ struct InfoCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
-    @Option(name: .long, help: "Search rules: foundation-linux.")
-    var profile: SearchContext.Profile = .foundationLinux
+    @OptionGroup var search: ContextOptions
 
     func run() throws {
         let reader = try options.openReader()
-        let context = try makeContext(profile)
-        let found: IndexedBundle?
-        do { found = try reader.bundle(bundle, context: context) } catch { throw fail(error) }
-        guard let b = found else {
-            printError("bundle not in the index: \(bundle) (see: bundleidx bundles)")
-            throw Exit.notFound
-        }
+        let b = try openBundle(reader, bundle, search.context)
         do {
             if let key {
                 guard let value = try b.object(forInfoDictionaryKey: key) else { throw Exit.notFound }

@@ -14,14 +14,18 @@ struct QueryCommand: ParsableCommand {
         discussion: """
         BUNDLE is a bundle path or a CFBundleIdentifier. Prints the absolute path of the
         resource the bundle search pattern finds: the global resource directory first, then the
-        language folders of the bundle's search list (with Base.lproj after the first), a
-        platform variant (name-linux.png) before the plain file.
+        language folders of the bundle's search list (the best match for your languages, then
+        Base.lproj, then its fallbacks and the development region), inside each folder the most
+        specific variant (name-platform~device.ext, name~device.ext, name-platform.ext, then
+        name.ext). See `bundleidx localizations BUNDLE` for the search list.
 
         Exit codes: 0 found, 1 not found, 2 usage error, 3 index error, 4 malformed query.
 
         Examples:
           bundleidx query Examples/Phone.app icon --type png
-          bundleidx query com.example.phone Localizable --type strings --localization fr
+          bundleidx query com.example.phone Localizable --type strings --lang fr-CA,en
+          bundleidx query Examples/Phone.app icon --type png --platform ios --device ipad
+          bundleidx query com.example.phone welcome --type txt --localization fr
           echo '{"bundle":"com.example.phone","op":"path","name":"icon","type":"png","dir":null}' \\
             | bundleidx query --batch
 
@@ -55,8 +59,7 @@ struct QueryCommand: ParsableCommand {
     @Flag(name: .long, help: "Answer JSON queries from standard input, one per line.")
     var batch = false
 
-    @Option(name: .long, help: "Search rules: foundation-linux (Foundation on Linux, exactly).")
-    var profile: SearchContext.Profile = .foundationLinux
+    @OptionGroup var search: ContextOptions
 
     func validate() throws {
         if batch {
@@ -72,14 +75,9 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let reader = try options.openReader()
-        let context = try makeContext(profile)
+        let context = search.context
         if batch { return try runBatch(reader, context) }
-        let b: IndexedBundle?
-        do { b = try reader.bundle(bundle!, context: context) } catch { throw fail(error) }
-        guard let b else {
-            printError("bundle not in the index: \(bundle!) (see: bundleidx bundles)")
-            throw Exit.notFound
-        }
+        let b = try openBundle(reader, bundle!, context)
         let hit: ResourceHit?
         do {
             if let localization {
@@ -107,11 +105,13 @@ struct QueryCommand: ParsableCommand {
     }
 }
 
-func makeContext(_ profile: SearchContext.Profile) throws -> SearchContext {
-    switch profile {
-    case .foundationLinux: return .foundationLinux
-    case .apple:
-        printError("the apple profile is not available yet; use --profile foundation-linux")
-        throw Exit.usage
+/// Opens the bundle named on the command line, or exits 1 with a message.
+func openBundle(_ reader: IndexReader, _ reference: String, _ context: SearchContext) throws -> IndexedBundle {
+    let found: IndexedBundle?
+    do { found = try reader.bundle(reference, context: context) } catch { throw fail(error) }
+    guard let found else {
+        printError("bundle not in the index: \(reference) (see: bundleidx bundles)")
+        throw Exit.notFound
     }
+    return found
 }

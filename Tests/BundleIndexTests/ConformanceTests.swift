@@ -24,6 +24,27 @@ struct ConformanceTests {
         #expect(disagreements.isEmpty, "see the conformance[gen] lines above")
     }
 
+    /// Issue 3: where the only localization is the development region, both profiles search the
+    /// same folders, so the apple profile with languages = [dev region] on Linux must find
+    /// exactly what Foundation finds.
+    @Test("apple profile agrees on bundles whose only localization is the development region")
+    func appleProfileOnDevOnlyBundles() throws {
+        let corpus = try Conformance.corpus.get()
+        #expect(corpus.devOnlyFiles.count >= 16, "expected the devonly seeds")
+        let disagreements = Conformance.check(suite: "apple/devonly", files: corpus.devOnlyFiles, context: { doc in
+            let dev = doc["developmentRegion"] as? String
+            return .apple(languages: [dev ?? "en"], platform: .linux)
+        }, ops: ["path", "url", "paths"])
+        #expect(disagreements.isEmpty, "see the conformance[apple/devonly] lines above")
+    }
+
+    @Test("foundation-linux agrees on the devonly bundles too")
+    func foundationOnDevOnlyBundles() throws {
+        let corpus = try Conformance.corpus.get()
+        let disagreements = Conformance.check(suite: "devonly", files: corpus.devOnlyFiles)
+        #expect(disagreements.isEmpty, "see the conformance[devonly] lines above")
+    }
+
     @Test("hand-made scenarios (scenarios.py --export)")
     func scenarios() throws {
         let corpus = try Conformance.corpus.get()
@@ -37,6 +58,8 @@ struct ConformanceTests {
 struct ConformanceCorpus: Sendable {
     var genFiles: [String]
     var scenarioFiles: [String]
+    /// Bundles whose only lproj is the development region (gen.py --only-dev-localization).
+    var devOnlyFiles: [String]
 }
 
 struct PrepareFailure: Error, CustomStringConvertible {
@@ -92,7 +115,8 @@ enum Conformance {
         }
         print(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         return .success(ConformanceCorpus(genFiles: expectedFiles(in: workdir + "/gen"),
-                                          scenarioFiles: expectedFiles(in: workdir + "/scenarios")))
+                                          scenarioFiles: expectedFiles(in: workdir + "/scenarios"),
+                                          devOnlyFiles: expectedFiles(in: workdir + "/devonly")))
     }
 
     /// `<dir>/*/expected.json`, sorted by folder name.
@@ -105,12 +129,16 @@ enum Conformance {
 
     /// Answers every case of every file with the library, prints a summary and the first
     /// `printLimit` disagreements, and returns all disagreements.
-    static func check(suite: String, files: [String]) -> Disagreements {
+    /// `context` picks the search context for a case file (its parsed expected.json); `ops`, when
+    /// given, limits the comparison to those query kinds.
+    static func check(suite: String, files: [String],
+                      context: ([String: Any]) -> SearchContext = { _ in .foundationLinux },
+                      ops: Set<String>? = nil) -> Disagreements {
         var total = 0
         var agreed = 0
         var disagreements: [Disagreement] = []
         for file in files {
-            let result = checkFile(file)
+            let result = checkFile(file, context: context, ops: ops)
             total += result.total
             agreed += result.total - result.disagreements.count
             disagreements += result.disagreements
@@ -137,17 +165,21 @@ enum Conformance {
 
     /// Indexes the folder holding `file` (the bundle's parent) into a fresh index and asks every
     /// query of the file.
-    private static func checkFile(_ file: String) -> (total: Int, disagreements: [Disagreement]) {
+    private static func checkFile(_ file: String, context: ([String: Any]) -> SearchContext,
+                                  ops: Set<String>?) -> (total: Int, disagreements: [Disagreement]) {
         let root = (file as NSString).deletingLastPathComponent
         guard let data = FileManager.default.contents(atPath: file),
               let doc = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
               let bundleName = doc["bundle"] as? String,
-              let cases = doc["cases"] as? [[String: Any]]
+              let allCases = doc["cases"] as? [[String: Any]]
         else {
             return (1, [Disagreement(file: file, op: "-", query: "<read expected.json>",
                                      expected: "a valid case file", actual: "unreadable")])
         }
         let bundlePath = root + "/" + bundleName
+        let cases = allCases.filter { c in
+            ops.map { $0.contains((c["q"] as? [String: Any])?["op"] as? String ?? "") } ?? true
+        }
 
         let scratch = makeTempDirectory(prefix: "bundleidx-conformance")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -155,7 +187,7 @@ enum Conformance {
         do {
             _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
             let reader = try IndexReader(path: scratch + "/index")
-            engine = BatchQueryEngine(reader: reader, profile: .foundationLinux)
+            engine = BatchQueryEngine(reader: reader, profile: context(doc))
         } catch {
             // Count every case of the file as failed: none of them could be asked.
             return (cases.count, cases.map { c in

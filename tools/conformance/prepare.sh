@@ -6,6 +6,8 @@
 #                                  when oracle.swift is newer than the binary)
 #   WORKDIR/gen/<seed>-<size>/     one generated bundle + expected.json per seed (= run.sh steps;
 #                                  also queries.json, answers.json, manifest.json, gen.log)
+#   WORKDIR/devonly/<seed>-<size>/ like gen/, with gen.py --only-dev-localization (one lproj,
+#                                  named like the development region): the apple-profile check
 #   WORKDIR/scenarios/<S-id>/      one scenario bundle + expected.json (scenarios.py --export);
 #                                  S10's bundle is absent on purpose (answers are {"error":...})
 #   WORKDIR/scenarios-work/        scenarios.py's own work dir (its claim checks + traps binary)
@@ -37,6 +39,10 @@ SEED_LINES=()                       # "SEED SIZE ORDER LAYOUT" = run.sh's argume
 for seed in $(seq 1 32); do
   SEED_LINES+=("$seed ${SIZES[$(( (seed - 1) % 3 ))]} forward ${LAYOUTS[$(( (seed - 1) % 8 ))]}")
 done
+DEVONLY_LINES=()                    # seeds 101..124, same layout/size cycle
+for seed in $(seq 101 124); do
+  DEVONLY_LINES+=("$seed ${SIZES[$(( (seed - 1) % 3 ))]} forward ${LAYOUTS[$(( (seed - 1) % 8 ))]}")
+done
 
 # one preparer at a time per WORKDIR (parallel test processes share .build/conformance)
 exec 9>"$WORKDIR/.lock"
@@ -47,12 +53,12 @@ KEY="$( {
   cd "$ORACLE_DIR"
   sha256sum oracle.swift gen.py scenarios.py traps.swift run.sh check_order.sh
   sha256sum "$HERE/prepare.sh" | cut -d' ' -f1
-  printf '%s\n' "${SEED_LINES[@]}"
+  printf '%s\n' "${SEED_LINES[@]}" "${DEVONLY_LINES[@]}"
   "$SWIFTC" --version 2>&1
 } | sha256sum | cut -d' ' -f1 )"
 STAMP="$WORKDIR/stamp"
 count_expected() {
-  find "$WORKDIR/gen" "$WORKDIR/scenarios" -mindepth 2 -maxdepth 2 -name expected.json 2>/dev/null \
+  find "$WORKDIR/gen" "$WORKDIR/devonly" "$WORKDIR/scenarios" -mindepth 2 -maxdepth 2 -name expected.json 2>/dev/null \
     | wc -l | tr -d ' '
 }
 if [[ -f "$STAMP" && "$(sed -n 1p "$STAMP")" == "$KEY" \
@@ -71,8 +77,8 @@ if [[ ! -x "$ORACLE" || "$ORACLE_DIR/oracle.swift" -nt "$ORACLE" ]]; then
 fi
 
 # ------------------------------------------------------------------ corpus
-rm -rf "$WORKDIR/gen" "$WORKDIR/scenarios"
-mkdir -p "$WORKDIR/gen" "$WORKDIR/scenarios"
+rm -rf "$WORKDIR/gen" "$WORKDIR/devonly" "$WORKDIR/scenarios"
+mkdir -p "$WORKDIR/gen" "$WORKDIR/devonly" "$WORKDIR/scenarios"
 
 # scenarios in the background (it compiles traps.swift the first time) while the seeds run
 python3 "$ORACLE_DIR/scenarios.py" --export "$WORKDIR/scenarios" "$WORKDIR/scenarios-work" \
@@ -83,6 +89,9 @@ scen_pid=$!
 gen_ok=1
 printf '%s\n' "${SEED_LINES[@]}" \
   | xargs -P "$JOBS" -L 1 bash "$ORACLE_DIR/run.sh" >"$WORKDIR/gen.log" 2>&1 || gen_ok=0
+printf '%s\n' "${DEVONLY_LINES[@]}" \
+  | RUNS_DIR="$WORKDIR/devonly" GEN_ARGS=--only-dev-localization \
+    xargs -P "$JOBS" -L 1 bash "$ORACLE_DIR/run.sh" >>"$WORKDIR/gen.log" 2>&1 || gen_ok=0
 scen_ok=1
 wait "$scen_pid" || scen_ok=0
 if (( ! gen_ok )); then
@@ -102,8 +111,9 @@ def tally(kind):
     files = sorted(glob.glob(os.path.join(w, kind, "*", "expected.json")))
     return len(files), sum(len(json.load(open(f))["cases"]) for f in files)
 g, gc = tally("gen")
+d, dc = tally("devonly")
 s, sc = tally("scenarios")
-print(f"gen {g} seeds/{gc} cases, scenarios {s}/{sc} cases")
+print(f"gen {g} seeds/{gc} cases, devonly {d} seeds/{dc} cases, scenarios {s}/{sc} cases")
 PY
 )"
 printf '%s\n%s\n%s\n' "$KEY" "$(count_expected)" "$SUMMARY" >"$STAMP.tmp"

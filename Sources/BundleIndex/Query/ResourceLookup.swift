@@ -72,22 +72,26 @@ struct ResourceLookup {
     }
 
     private func findArray(_ key: LookupRequest.Key, resourceDir: String, sub: String?, localization: Localization) throws -> [String] {
-        let values = try search.all(key, resourceDir: resourceDir, sub: sub)
-        guard case .given(let loc) = localization else { return values }
+        guard case .given(let loc) = localization else { return try search.all(key, resourceDir: resourceDir, sub: sub) }
         let l = (loc?.isEmpty ?? true) ? nil : loc
-        var kept: [String] = []
+        // CF walks its array in its own (readdir) order and stops at the first localized element
+        // of another lproj; what survives is then reported in byte order inside each run.
+        let elements = try search.elements(key, resourceDir: resourceDir, sub: sub)
+            .sorted { ($0.run, $0.rank) < ($1.run, $1.rank) }
+        var kept: [ResourceSearch.Element] = []
         var lprojFound = false
-        for v in values {
-            if isLocalized(v, sub: sub) {
-                guard let l, v.hasPrefix(l + ".") else { break }
+        for e in elements {
+            if isLocalized(e.value, sub: sub) {
+                guard let l, e.value.hasPrefix(l + ".") else { break }
                 lprojFound = true
             }
-            kept.append(v)
+            kept.append(e)
         }
+        var values = kept.sorted { $0.order < $1.order }.map(\.value)
         if let l, !lprojFound {
-            kept += try search.all(key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub))
+            values += try search.all(key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub))
         }
-        return kept
+        return values
     }
 
     private func localizedSubdirectory(_ l: String, _ sub: String?) -> String {

@@ -84,30 +84,49 @@ struct ResourceSearch {
         return nil
     }
 
+    /// One element of an array lookup: the table value, its step (run) and readdir rank.
+    struct Element {
+        let value: String
+        let run: Int
+        /// Readdir position inside the run's directory.
+        let rank: UInt32
+        /// Position in the result (runs in order, byte order of names inside a run).
+        let order: Int
+    }
+
     /// `T[key]` for an array lookup: the runs of every step, with CF's type hiding (§6): a type
     /// found in S0 or Base is not added from later lprojs; the all-files list takes only the
-    /// first localized directory that has entries.
+    /// first localized directory that has entries. Byte order inside each run.
     func all(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> [String] {
-        var out: [String] = []
+        try elements(key, resourceDir: resourceDir, sub: sub).map(\.value)
+    }
+
+    func elements(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> [Element] {
+        var out: [Element] = []
         var cache: [String: Bool] = [:]
         var typeMarked = false
         var localizedAdded = false
-        for step in steps {
+        for (run, step) in steps.enumerated() {
             guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { continue }
             let pre = prefix(step, sub)
+            let entries: [DirectoryEntry]
             switch key {
             case .name(let name):
-                if let hit = try resolve(name, in: dir, step: step, prefix: pre) { return [pre + hit.pathComponent] }
+                if let hit = try resolve(name, in: dir, step: step, prefix: pre) {
+                    return [Element(value: pre + hit.pathComponent, run: run, rank: hit.rank, order: 0)]
+                }
+                continue
             case .type(let type):
                 if step.lproj != nil && !step.firstLproj && typeMarked { continue }
-                let entries = try snapshot.typeEntries(bundle: bundle.id, directory: dir, type: type)
+                entries = try snapshot.typeEntries(bundle: bundle.id, directory: dir, type: type)
                 if step.firstLproj && !entries.isEmpty { typeMarked = true }
-                out += entries.map { pre + $0.pathComponent }
             case .all:
                 if step.lproj != nil && localizedAdded { continue }
-                let entries = try snapshot.directory(bundle: bundle.id, path: dir)?.entries ?? []
+                entries = try snapshot.directory(bundle: bundle.id, path: dir)?.entries ?? []
                 if step.lproj != nil && !entries.isEmpty { localizedAdded = true }
-                out += entries.map { pre + $0.pathComponent }
+            }
+            for e in entries {
+                out.append(Element(value: pre + e.pathComponent, run: run, rank: e.rank, order: out.count))
             }
         }
         return out
@@ -115,9 +134,10 @@ struct ResourceSearch {
 
     /// The entry CF's table holds for `name` after reading one directory: the entry of that
     /// name, replaced by platform/product variants as `_createQueryTableAtPath` does (§6).
-    /// Candidates are visited in byte order, standing in for readdir order.
+    /// Candidates are visited in readdir order, as CF reads them.
     private func resolve(_ name: String, in dir: String, step: Step, prefix pre: String) throws -> DirectoryEntry? {
-        let candidates = try snapshot.nameCandidates(bundle: bundle.id, directory: dir, name: name)
+        var candidates = try snapshot.nameCandidates(bundle: bundle.id, directory: dir, name: name)
+        if candidates.count > 1 { candidates.sort { $0.rank < $1.rank } }
         var current: DirectoryEntry?
         let suffixes = context.suffixes
         let lprojLength = step.lproj.map { ($0 + ".lproj").utf16.count } ?? 0

@@ -18,6 +18,11 @@ struct DirectoryEntry: Hashable, Sendable {
 
     let name: String
     let flags: Flags
+    /// Position in readdir order. Visible order is byte order (§10), but CF's answer depends on
+    /// readdir order in two places — competing variants of one name (the last read wins, §6) and
+    /// the truncation of a localized listing at a global name containing `.lproj` (D13) — and
+    /// the rank lets the index reproduce both for an unchanged directory.
+    var rank: UInt32 = 0
 
     var isDirectory: Bool { flags.contains(.directory) }
     /// A directory or a link to one: CF can descend into it and the layout rules count it.
@@ -50,7 +55,8 @@ enum DirectoryReader {
             }
             guard let name else { skippedNames += 1; continue }
             if name == "." || name == ".." || name.isEmpty || name.hasPrefix("._") { continue }
-            entries.append(DirectoryEntry(name: name, flags: flags(of: ent.pointee.d_type, at: path + "/" + name)))
+            entries.append(DirectoryEntry(name: name, flags: flags(of: ent.pointee.d_type, at: path + "/" + name),
+                                          rank: UInt32(truncatingIfNeeded: entries.count)))
         }
         entries.sort { byteOrder($0.name, $1.name) }
         return entries

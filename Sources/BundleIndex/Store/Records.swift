@@ -98,6 +98,7 @@ enum EntryList {
         w.varint(entries.count)
         for e in entries {
             w.u8(e.flags.rawValue)
+            w.varint(UInt64(e.rank))
             w.string(e.name)
         }
     }
@@ -108,7 +109,8 @@ enum EntryList {
         out.reserveCapacity(n)
         for _ in 0..<n {
             let flags = DirectoryEntry.Flags(rawValue: try r.u8())
-            out.append(DirectoryEntry(name: try r.string(), flags: flags))
+            let rank = UInt32(truncatingIfNeeded: try r.varint())
+            out.append(DirectoryEntry(name: try r.string(), flags: flags, rank: rank))
         }
         return out
     }

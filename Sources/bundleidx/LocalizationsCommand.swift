@@ -1,0 +1,52 @@
+import ArgumentParser
+import BundleIndex
+
+struct LocalizationsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "localizations",
+        abstract: "Show a bundle's localizations and the language search list your languages produce.",
+        discussion: """
+        The search list is the order of language folders a lookup reads after the global
+        resources (Base.lproj comes right after the first one). Use it to see why a localized
+        resource is or is not found.
+
+        Examples:
+          bundleidx localizations com.example.phone --lang en-GB
+          bundleidx localizations Examples/Notes.app --lang ja --json
+        """
+    )
+
+    @OptionGroup var options: IndexOptions
+
+    @Argument(help: "Bundle path or bundle identifier.")
+    var bundle: String
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var search: ContextOptions
+
+    func run() throws {
+        let reader = try options.openReader()
+        let context = search.context
+        let b = try openBundle(reader, bundle, context)
+        var order = [b.languageSearchList.first].compactMap { $0 }.map { $0 + ".lproj" }
+        order.append("Base.lproj")
+        order += b.languageSearchList.dropFirst().map { $0 + ".lproj" }
+        if json {
+            print(JSONText.render([
+                ("localizations", JSONText.strings(b.localizations)),
+                ("developmentLocalization", b.developmentLocalization.map(JSONText.string) ?? .null),
+                ("preferredLanguages", JSONText.strings(context.preferredLanguages)),
+                ("searchList", JSONText.strings(b.languageSearchList)),
+                ("preferredLocalizations", JSONText.strings(b.preferredLocalizations)),
+            ]))
+            return
+        }
+        print("localizations: \(b.localizations.joined(separator: ", "))")
+        print("development localization: \(b.developmentLocalization ?? "-")")
+        print("preferred languages (\(context.profile.rawValue)): \(context.preferredLanguages.joined(separator: ", "))")
+        print("search list: \(b.languageSearchList.joined(separator: ", "))")
+        print("lookup order: global, \(order.joined(separator: ", "))")
+    }
+}
