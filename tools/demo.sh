@@ -18,21 +18,24 @@ show() {
 show build Examples
 show bundles
 echo
-echo "# Global resources first; device modifiers mean nothing on Linux, -linux variants win:"
-show query Examples/Phone.app icon --type png
+echo "# Global resources first; inside a folder the most specific variant for the platform and device:"
 show query Examples/Phone.app logo --type png
+show query Examples/Phone.app icon --type png
+show query Examples/Phone.app icon --type png --platform ios --device ipad
 echo
-echo "# Then the development region's lproj (en), then Base.lproj:"
-show query com.example.phone Localizable --type strings
-show query com.example.phone Main --type strings
+echo "# Then the language folders your languages select, Base.lproj after the first:"
+show localizations com.example.phone --lang en-GB
+show query com.example.phone Localizable --type strings --lang en-GB
+show query com.example.phone Main --type strings --lang en-GB
+show query com.example.phone welcome --type txt --lang fr-CA
 echo
-echo "# Other lprojs are reached only by naming them (forLocalization:):"
-show query com.example.phone welcome --type txt
-show query com.example.phone welcome --type txt --localization fr
+echo "# Foundation on Linux searches only the development region (en) — the foundation-linux profile:"
+show query com.example.phone welcome --type txt --profile foundation-linux
+show query com.example.phone welcome --type txt --profile foundation-linux --localization fr
 echo
-echo "# macOS layout: Contents/Resources, dev region de before Base.lproj; nested plug-in; framework root fallback:"
-show query com.example.notes MainMenu --type nib
+echo "# macOS layout, a nested plug-in, a versioned framework (root fallback finds its binary link):"
+show query com.example.notes MainMenu --type nib --lang de
 show query com.example.notes.export formats --type json
 show query com.example.render Render
-show info com.example.phone CFBundleName
+show info com.example.phone CFBundleName --lang fr
 show stats

@@ -19,7 +19,7 @@ public final class IndexReader: Sendable {
 
     /// A bundle by its path (as given to `build`, or through symbolic links to it), or nil when
     /// the index does not hold it.
-    public func bundle(atPath path: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
+    public func bundle(atPath path: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
         let absolute = PathText.absolute(path, currentDirectory: Self.currentDirectory())
         if let record = try store.read({ try $0.bundle(path: absolute) }) {
             return IndexedBundle(reader: self, record: record, context: context)
@@ -33,7 +33,7 @@ public final class IndexReader: Sendable {
     }
 
     /// The bundle whose Info.plist declares `identifier` (the first by path when several do).
-    public func bundle(identifier: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
+    public func bundle(identifier: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
         let record: BundleRecord? = try store.read { snap in
             for path in try snap.bundlePaths(identifier: identifier) {
                 if let r = try snap.bundle(path: path) { return r }
@@ -45,7 +45,7 @@ public final class IndexReader: Sendable {
 
     /// `bundle(atPath:)` when `reference` looks like a path or names an indexed bundle,
     /// otherwise `bundle(identifier:)`.
-    public func bundle(_ reference: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
+    public func bundle(_ reference: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
         if let b = try bundle(atPath: reference, context: context) { return b }
         if reference.contains("/") { return nil }
         return try bundle(identifier: reference, context: context)

@@ -89,7 +89,7 @@ public struct IndexedBundle: Sendable {
     /// `Bundle.preferredLocalizations(from:forPreferences:)` under `context` (nil preferences:
     /// the context's languages).
     public static func preferredLocalizations(from list: [String], forPreferences preferences: [String]?,
-                                              context: SearchContext = .foundationLinux) -> [String] {
+                                              context: SearchContext = .userDefault) -> [String] {
         BundleInfo.preferredLocalizations(from: list, preferences: preferences, context: context)
     }
 

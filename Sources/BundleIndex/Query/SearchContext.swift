@@ -46,6 +46,10 @@ public struct SearchContext: Sendable, Equatable {
     public static let foundationLinux = SearchContext(profile: .foundationLinux, preferredLanguages: ["en"],
                                                       platform: .linux, device: nil, suffixes: .linux)
 
+    /// The library's default: the apple profile with the environment's languages on Linux
+    /// (read once per process).
+    public static let userDefault: SearchContext = .apple()
+
     /// The documented bundle search pattern for `languages` (default: the environment's, see
     /// `environmentLanguages`) on `platform` with `device`.
     public static func apple(languages: [String]? = nil, platform: Platform = .linux, device: Device? = nil) -> SearchContext {
