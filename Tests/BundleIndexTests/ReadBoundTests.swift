@@ -13,6 +13,7 @@ struct ReadBoundTests {
             "\(name)/Contents/Resources/global.png": "", "\(name)/Contents/Resources/logo.png": "",
             "\(name)/Contents/Resources/logo-linux.png": "", "\(name)/Contents/Resources/fr.lproj/only.strings": "",
             "\(name)/Contents/Resources/Base.lproj/Main.nib": "", "\(name)/Contents/Resources/Images/sub.png": "",
+            "\(name)/Contents/Resources/en_GB.lproj/gb.txt": "", "\(name)/Contents/Resources/en.lproj/en.txt": "",
         ]
         for i in 0..<extraFiles { f["\(name)/Contents/Resources/bulk\(i).png"] = "" }
         for l in 0..<extraLprojs {
@@ -40,17 +41,25 @@ struct ReadBoundTests {
         Shape(label: "type only", name: nil, type: "nib", dir: nil),
     ]
 
+    /// foundation-linux searches [fr]; apple with en-GB searches [en_GB, en, fr].
+    static let contexts: [(SearchContext, steps: Int)] = [
+        (.foundationLinux, 3), (.apple(languages: ["en-GB"]), 5),
+    ]
+
     static func reads(indexSize: (bundles: Int, files: Int, lprojs: Int)) throws -> [String: (Int, Int)] {
         var files: [String: String] = [:]
         for b in 0..<indexSize.bundles {
             files.merge(bundleFiles("B\(b).app", extraFiles: indexSize.files, extraLprojs: indexSize.lprojs)) { a, _ in a }
         }
         let f = try BundleFixture(files)
-        let bundle = try f.bundle("B0.app")
         var out: [String: (Int, Int)] = [:]
-        for s in shapes {
-            out[s.label] = (try bundle.readsForLookup(name: s.name, type: s.type, subdirectory: s.dir),
-                            try bundle.readsForListing(type: s.type, subdirectory: s.dir))
+        for (context, _) in contexts {
+            let bundle = try f.bundle("B0.app", context: context)
+            for s in shapes {
+                out[context.profile.rawValue + " " + s.label] = (
+                    try bundle.readsForLookup(name: s.name, type: s.type, subdirectory: s.dir),
+                    try bundle.readsForListing(type: s.type, subdirectory: s.dir))
+            }
         }
         return out
     }
@@ -59,15 +68,18 @@ struct ReadBoundTests {
     func boundedReads() throws {
         let small = try Self.reads(indexSize: (bundles: 1, files: 0, lprojs: 0))
         let large = try Self.reads(indexSize: (bundles: 40, files: 400, lprojs: 30))
-        // foundation-linux: global, S0, Base — at most one read each (listings: one per step).
-        let steps = 3
-        for s in Self.shapes {
-            let (single, listing) = small[s.label]!
-            #expect(single >= 1 && single <= steps, "\(s): \(single) reads")
-            #expect(listing <= steps, "\(s): \(listing) reads for the listing")
-            #expect(large[s.label]! == small[s.label]!, "\(s): \(large[s.label]!) reads on the large index, \(small[s.label]!) on the small one")
+        // At most one read per step of the pattern: global, S0, Base, S1…Sn (listings the same).
+        for (context, steps) in Self.contexts {
+            for s in Self.shapes {
+                let label = context.profile.rawValue + " " + s.label
+                let (single, listing) = small[label]!
+                #expect(single >= 1 && single <= steps, "\(label): \(single) reads")
+                #expect(listing <= steps, "\(label): \(listing) reads for the listing")
+                #expect(large[label]! == small[label]!, "\(label): \(large[label]!) reads on the large index, \(small[label]!) on the small one")
+            }
+            #expect(small[context.profile.rawValue + " global hit"]!.0 == 1, "a global hit is one read")
+            #expect(small[context.profile.rawValue + " miss"]!.0 == steps, "a miss reads every step once")
         }
-        #expect(small["global hit"]!.0 == 1, "a global hit is one read")
     }
 
     @Test("version-0 bundles at most double the reads (root fallback)")
