@@ -143,6 +143,12 @@ public struct IndexedBundle: Sendable {
         hit.relativePath == "." ? record.path : record.path + "/" + hit.relativePath
     }
 
+    /// How many index records `path(forResource:ofType:inDirectory:)` reads for this query —
+    /// a diagnostic for benchmarks (the physical floor is this many raw key reads).
+    public func storeReadCount(forResource name: String?, ofType type: String?, inDirectory subpath: String? = nil) throws -> Int {
+        try readsForLookup(name: name, type: type, subdirectory: subpath)
+    }
+
     /// Store reads a single lookup performs (for the read-bound tests and benchmarks).
     func readsForLookup(name: String?, type: String?, subdirectory: String?,
                         localization: ResourceLookup.Localization = .unspecified) throws -> Int {
