@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The watcher logs through swift-log (the CLI sends it to stderr).
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // Debian's liblmdb-dev / libxxhash-dev, found through pkg-config; never vendored.
@@ -25,18 +27,19 @@ let package = Package(
         ),
         .target(
             name: "BundleIndex",
-            dependencies: ["CLMDB", "CXXHash"]
+            dependencies: ["CLMDB", "CXXHash", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "bundleidx",
             dependencies: [
                 "BundleIndex",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "BundleIndexTests",
-            dependencies: ["BundleIndex"]
+            dependencies: ["BundleIndex", .product(name: "Logging", package: "swift-log")]
         ),
     ]
 )

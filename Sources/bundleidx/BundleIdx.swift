@@ -27,7 +27,7 @@ struct BundleIdx: ParsableCommand {
         directory, a malformed query), 5 other failures.
         """,
         subcommands: [BuildCommand.self, QueryCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
-                      InfoCommand.self, StatsCommand.self]
+                      InfoCommand.self, StatsCommand.self, WatchCommand.self, SyncCommand.self, VerifyCommand.self]
     )
 }
 

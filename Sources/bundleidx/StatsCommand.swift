@@ -24,6 +24,10 @@ struct StatsCommand: ParsableCommand {
                 ("indexBytes", .int(Int64(s.indexBytes))), ("roots", JSONText.strings(s.roots)),
                 ("builtAt", .int(Int64(s.builtAt))), ("buildMilliseconds", .int(Int64(s.buildMilliseconds))),
                 ("generation", .int(Int64(s.generation))),
+                ("watchState", s.watchState.map(JSONText.string) ?? .null),
+                ("watcherRunning", .bool(s.watcherRunning)),
+                ("watchedDirectories", .int(Int64(s.watchedDirectories))),
+                ("unwatchedDirectories", .int(Int64(s.unwatchedDirectories))),
             ]))
             return
         }
@@ -35,5 +39,10 @@ struct StatsCommand: ParsableCommand {
         print("roots: \(s.roots.joined(separator: ", "))")
         print("last build: \(s.builtAt) (unix time), \(s.buildMilliseconds) ms")
         print("generation: \(s.generation)")
+        if let state = s.watchState {
+            let running = s.watcherRunning ? "running, pid \(s.watcherPID)" : "not running"
+            print("watcher: \(state) (\(running)); \(s.watchedDirectories) directories watched"
+                  + (s.unwatchedDirectories > 0 ? ", \(s.unwatchedDirectories) unwatched (watch limit reached; rescanned periodically)" : ""))
+        }
     }
 }

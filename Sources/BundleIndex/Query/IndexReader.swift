@@ -64,7 +64,10 @@ public final class IndexReader: Sendable {
                 path: store.path, formatVersion: IndexStore.formatVersion, bundles: records.count,
                 resourceRecords: try snap.resourceRecordCount(), indexBytes: store.environment.usedBytes(),
                 roots: try snap.roots(), builtAt: try snap.metaU64(.builtAt) ?? 0,
-                buildMilliseconds: try snap.metaU64(.buildSeconds) ?? 0, generation: try snap.metaU64(.generation) ?? 0)
+                buildMilliseconds: try snap.metaU64(.buildSeconds) ?? 0, generation: try snap.metaU64(.generation) ?? 0,
+                watchState: try snap.metaString(.watchState), watchedDirectories: Int(try snap.metaU64(.watchedDirectories) ?? 0),
+                unwatchedDirectories: Int(try snap.metaU64(.unwatchedDirectories) ?? 0),
+                watcherPID: Int32(truncatingIfNeeded: try snap.metaU64(.watcherPID) ?? 0))
         }
     }
 
@@ -86,4 +89,13 @@ public struct IndexStatistics: Sendable {
     public let builtAt: UInt64
     public let buildMilliseconds: UInt64
     public let generation: UInt64
+    /// Set by `bundleidx watch`: "catching up", "live", "degraded" (watch limit reached) or
+    /// "stopped"; nil when no watcher ever ran. A watcher killed without a chance to say so
+    /// leaves its last state: `watcherRunning` checks the process.
+    public let watchState: String?
+    public let watchedDirectories: Int
+    public let unwatchedDirectories: Int
+    public let watcherPID: Int32
+
+    public var watcherRunning: Bool { watcherPID > 0 && kill(watcherPID, 0) == 0 }
 }

@@ -40,8 +40,11 @@ struct BundleScanner {
 
         let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
         let strings = readStringsFiles(layout: layout, byPath: byPath)
+        let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
+            + strings.map { PathText.join($0.directory, $0.name) }
+        let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: DirectoryReader.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
-                             directories: directories, stringsFiles: strings, warnings: warnings)
+                             directories: directories, stringsFiles: strings, warnings: warnings, fileStamps: fileStamps)
     }
 
     // MARK: - directories

@@ -30,6 +30,12 @@ struct DirectoryEntry: Hashable, Sendable {
     var countsForLayout: Bool { flags.contains(.directory) || flags.contains(.symlink) }
 }
 
+/// `bundleidx sync` drops files named `.bundleidx-cookie-*` into a watched root; they are never
+/// indexed (docs/watching.md).
+enum SyncCookie {
+    static let prefix = ".bundleidx-cookie-"
+}
+
 /// Why a directory could not be listed.
 struct DirectoryReadError: Error, CustomStringConvertible {
     let path: String
@@ -43,6 +49,15 @@ enum DirectoryReader {
     /// §10). Names that are not valid UTF-8 are left out and counted: CF cannot make a CFString
     /// from them either.
     static func list(_ path: String, skippedNames: inout Int) throws -> [DirectoryEntry] {
+        try list(path, skippedNames: &skippedNames, includeCookies: false)
+    }
+
+    /// Every name in `path`, sync cookies included (the watcher looks for them).
+    static func listAll(_ path: String, skippedNames: inout Int) throws -> [String] {
+        try list(path, skippedNames: &skippedNames, includeCookies: true).map(\.name)
+    }
+
+    private static func list(_ path: String, skippedNames: inout Int, includeCookies: Bool) throws -> [DirectoryEntry] {
         guard let dir = opendir(path) else { throw DirectoryReadError(path: path, errno: errno) }
         defer { closedir(dir) }
         var entries: [DirectoryEntry] = []
@@ -55,6 +70,7 @@ enum DirectoryReader {
             }
             guard let name else { skippedNames += 1; continue }
             if name == "." || name == ".." || name.isEmpty || name.hasPrefix("._") { continue }
+            if !includeCookies && name.hasPrefix(SyncCookie.prefix) { continue }
             entries.append(DirectoryEntry(name: name, flags: flags(of: ent.pointee.d_type, at: path + "/" + name),
                                           rank: UInt32(truncatingIfNeeded: entries.count)))
         }
@@ -87,6 +103,12 @@ enum DirectoryReader {
         guard let p = realpath(path, nil) else { return nil }
         defer { free(p) }
         return String(cString: p)
+    }
+
+    /// A directory and not a link to one (`lstat`).
+    static func isRealDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
     static func isDirectory(_ path: String) -> Bool {

@@ -15,8 +15,23 @@ struct ScannedBundle {
     /// Parsed `InfoPlist*.strings` files that a search for `InfoPlist.strings` can return.
     let stringsFiles: [StringsFile]
     let warnings: [String]
+    /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
+    /// matters, and rewriting a file in place does not change its directory's mtime.
+    let fileStamps: [FileStamp]
+
+    /// Everything whose change can change an answer: every indexed directory and every parsed
+    /// file, with its modification time. The watcher compares them after a restart.
+    var stamps: [FileStamp] {
+        directories.map { FileStamp(path: $0.path, modificationTime: $0.modificationTime) } + fileStamps
+    }
 
     var resourceCount: Int { directories.reduce(0) { $0 + $1.entries.count } }
+}
+
+/// A path relative to the bundle root and its modification time (ns).
+public struct FileStamp: Equatable, Sendable {
+    public let path: String
+    public let modificationTime: UInt64
 }
 
 struct ScannedDirectory {

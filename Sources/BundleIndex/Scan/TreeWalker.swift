@@ -19,10 +19,15 @@ struct TreeWalker {
         var unreadableDirectories = 0
         var skippedNames = 0
         var directoriesVisited = 0
+        /// Every bundle recognised, scanned or not.
+        var found: [String] = []
     }
 
     /// Called after each bundle, for progress output.
     var progress: ((_ bundles: Int, _ resources: Int) -> Void)?
+    /// Asked for every bundle found; false skips scanning it (the watcher's catch-up skips
+    /// bundles whose stamps show no change). Nested bundles are still looked for.
+    var shouldScan: ((String) -> Bool)?
 
     /// Walks `root` and hands every bundle to `visit` as soon as it is scanned, so only one
     /// bundle's listings are held in memory at a time.
@@ -47,6 +52,9 @@ struct TreeWalker {
                 }
             }
             if isBundle(dir, entries: entries, skippedNames: &report.skippedNames) {
+                report.found.append(dir)
+            }
+            if report.found.last == dir, shouldScan?(dir) ?? true {
                 var scanner = BundleScanner(bundlePath: dir)
                 scanner.listingCache[dir] = entries
                 do {

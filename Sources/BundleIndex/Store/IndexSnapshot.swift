@@ -83,6 +83,10 @@ struct IndexSnapshot {
         return v.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }.littleEndian
     }
 
+    func metaString(_ key: MetaKey) throws -> String? {
+        try txn.get(store.meta, key: Array(key.rawValue.utf8)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     func roots() throws -> [String] {
         guard let v = try txn.get(store.meta, key: Array(MetaKey.roots.rawValue.utf8)) else { return [] }
         return try v.withUnsafeBytes { b in var r = ByteReader(b); return try r.strings() }

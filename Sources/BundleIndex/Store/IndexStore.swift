@@ -192,4 +192,6 @@ final class IndexStore: @unchecked Sendable {
 /// Names of the values in the `meta` database.
 enum MetaKey: String {
     case format, version, nextBundleID, generation, builtAt, buildSeconds, roots
+    /// Written by `bundleidx watch`: "catching up", "live", "degraded", "stopped".
+    case watchState, watchedDirectories, unwatchedDirectories, watcherPID
 }

@@ -53,6 +53,10 @@ struct IndexWriter {
         return out
     }
 
+    func bundleRecords(under root: String) throws -> [BundleRecord] {
+        try bundlePaths(under: root).compactMap { try bundleRecord(path: $0) }
+    }
+
     func bundleRecord(path: String) throws -> BundleRecord? {
         guard let v = try txn.get(store.bundles, key: Array(path.utf8)) else { return nil }
         return try v.withUnsafeBytes { try BundleRecord.decode($0) }
@@ -77,7 +81,7 @@ struct IndexWriter {
         try setMeta(.nextBundleID, u64: id + 1)
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
                                   lprojs: bundle.lprojs.sorted(by: byteOrder), warnings: bundle.warnings,
-                                  root: root, scannedAt: now)
+                                  root: root, scannedAt: now, stamps: bundle.stamps)
         try txn.put(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
         for ident in Set(bundle.infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }) where !ident.isEmpty {
             try txn.put(store.identifiers, key: Array(ident.utf8), value: Array(bundle.path.utf8))

@@ -21,6 +21,8 @@ public struct BundleRecord: Sendable, Equatable {
     public let root: String
     /// Seconds since 1970 when the bundle was scanned.
     public let scannedAt: UInt64
+    /// Modification times of every indexed directory and parsed file when scanned.
+    public let stamps: [FileStamp]
 
     func encode() -> [UInt8] {
         var w = ByteWriter(capacity: 256)
@@ -42,6 +44,11 @@ public struct BundleRecord: Sendable, Equatable {
         w.strings(warnings)
         w.string(root)
         w.u64(scannedAt)
+        w.varint(stamps.count)
+        for st in stamps {
+            w.string(st.path)
+            w.u64(st.modificationTime)
+        }
         return w.bytes
     }
 
@@ -63,8 +70,13 @@ public struct BundleRecord: Sendable, Equatable {
             }
             plists.append(InfoPlistFile(name: name, dictionary: dict))
         }
-        return BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: try r.strings(),
-                            warnings: try r.strings(), root: try r.string(), scannedAt: try r.u64())
+        let lprojs = try r.strings(), warnings = try r.strings(), root = try r.string(), scannedAt = try r.u64()
+        var stamps: [FileStamp] = []
+        for _ in 0..<(try r.count()) {
+            stamps.append(FileStamp(path: try r.string(), modificationTime: try r.u64()))
+        }
+        return BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: lprojs,
+                            warnings: warnings, root: root, scannedAt: scannedAt, stamps: stamps)
     }
 }
 

@@ -1,0 +1,70 @@
+/// One way the index differs from a fresh scan.
+public struct IndexDifference: CustomStringConvertible, Sendable, Equatable {
+    public let bundle: String
+    public let detail: String
+    public var description: String { "\(bundle): \(detail)" }
+}
+
+/// `bundleidx verify`: scans the roots afresh and compares, bundle by bundle, the records a
+/// build would write now with the records the index holds — every key and every value — and
+/// explains the differences it finds in terms of directories and entries.
+public enum IndexVerifier {
+    public static func verify(indexPath: String, roots: [String]? = nil) throws -> [IndexDifference] {
+        let store = try IndexStore.openForReading(path: indexPath)
+        let cwd = IndexReader.currentDirectory()
+        var differences: [IndexDifference] = []
+        try store.read { snap in
+            let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
+            for root in rootList {
+                var found: Set<String> = []
+                let report = try TreeWalker().walk(root: root) { bundle in
+                    found.insert(bundle.path)
+                    differences += try compare(bundle, snap)
+                }
+                found.formUnion(report.found)
+                for record in try snap.bundles(under: root) where !found.contains(record.path) {
+                    differences.append(IndexDifference(bundle: record.path, detail: "indexed, but no longer a bundle on disk"))
+                }
+            }
+        }
+        return differences
+    }
+
+    static func compare(_ bundle: ScannedBundle, _ snap: IndexSnapshot) throws -> [IndexDifference] {
+        func diff(_ detail: String) -> IndexDifference { IndexDifference(bundle: bundle.path, detail: detail) }
+        guard let record = try snap.bundle(path: bundle.path) else { return [diff("on disk, but not in the index")] }
+        var out: [IndexDifference] = []
+        if record.layout != bundle.layout { out.append(diff("layout \(record.layout.name) in the index, \(bundle.layout.name) on disk")) }
+        if record.lprojs != bundle.lprojs.sorted(by: byteOrder) { out.append(diff("lproj folders differ")) }
+        if record.infoPlists != bundle.infoPlists { out.append(diff("Info.plist differs")) }
+        for dir in bundle.directories {
+            let shown = dir.path.isEmpty ? "(bundle root)" : dir.path
+            guard let stored = try snap.directory(bundle: record.id, path: dir.path) else {
+                out.append(diff("directory \(shown) is not in the index"))
+                continue
+            }
+            let onDisk = Set(dir.entries.map(\.name)), indexed = Set(stored.entries.map(\.name))
+            let added = onDisk.subtracting(indexed).sorted(by: byteOrder), removed = indexed.subtracting(onDisk).sorted(by: byteOrder)
+            if !added.isEmpty { out.append(diff("\(shown): not indexed: \(added.prefix(5).joined(separator: ", "))\(added.count > 5 ? ", …" : "")")) }
+            if !removed.isEmpty { out.append(diff("\(shown): indexed but gone: \(removed.prefix(5).joined(separator: ", "))\(removed.count > 5 ? ", …" : "")")) }
+        }
+        // Every record a build would write now, against every record stored for the bundle.
+        let expected = try ResourceRecords.make(bundleID: record.id, bundle: bundle)
+        var want: [[UInt8]: [UInt8]] = [:]
+        for r in expected { want[r.key] = r.value }
+        var stale = 0, changed = 0
+        try snap.txn.scan(snap.store.resources, prefix: ResourceKey.bundlePrefix(record.id)) { key, value in
+            let k = Array(key)
+            if let v = want.removeValue(forKey: k) {
+                if !v.elementsEqual(value) { changed += 1 }
+            } else {
+                stale += 1
+            }
+            return true
+        }
+        if out.isEmpty && (changed > 0 || stale > 0 || !want.isEmpty) {
+            out.append(diff("\(changed) records differ, \(stale) stale, \(want.count) missing"))
+        }
+        return out
+    }
+}

@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+import Logging
+
+/// Settings of a watcher (docs/watching.md).
+public struct WatchOptions: Sendable {
+    /// Apply a batch once no event has arrived for this long (seconds).
+    public var settle = 0.02
+    /// …or once the oldest pending event is this old, however busy the tree is.
+    public var maxDelay = 0.5
+    /// In degraded mode (watch limit reached), how often unwatched directories are rescanned.
+    public var rescanInterval = 30.0
+    public init() {}
+}
+
+/// watch → store: keeps an index exact while files change. inotify watches every real
+/// directory under the roots (watch first, then scan); events are coalesced into rescans of
+/// the bundles they touch and of the directories where bundles may have appeared or gone, and
+/// applied in one write transaction per batch (readers see a batch completely or not at all).
+public final class IndexWatcher {
+    public let roots: [String]
+    let store: IndexStore
+    let options: WatchOptions
+    let inotify: Inotify
+    let tree: WatchedTree
+    var logger: Logger
+    /// Indexed bundle paths (kept in step with the index).
+    var bundles: Set<String> = []
+    var pending = PendingChanges()
+    /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
+    var movedFrom: [UInt32: (directory: String, name: String, isDirectory: Bool)] = [:]
+    var lastDegradedRescan = 0.0
+    /// How many times the kernel's queue overflowed (each one forced a full rescan).
+    public internal(set) var overflows = 0
+    /// Called after every applied batch (tests and the latency benchmark listen here).
+    public var onBatch: ((_ generation: UInt64) -> Void)?
+    /// Test seam: while this file exists the watcher does not read its inotify queue.
+    var pauseFile: String?
+
+    public init(roots: [String], indexPath: String, options: WatchOptions = WatchOptions(), logger: Logger) throws {
+        let cwd = IndexReader.currentDirectory()
+        var absolute: [String] = []
+        for r in roots {
+            let path = PathText.absolute(r, currentDirectory: cwd)
+            guard DirectoryReader.isDirectory(path) else { throw BuildInputError(path: r, reason: "no such directory") }
+            absolute.append(path)
+        }
+        self.roots = absolute.sorted(by: byteOrder)
+        self.store = try IndexStore.openForWriting(path: indexPath)
+        self.options = options
+        self.inotify = try Inotify()
+        self.tree = WatchedTree(inotify: inotify)
+        self.logger = logger
+        let env = ProcessEnvironment.current()
+        if let limit = env["BUNDLEIDX_TEST_MAX_WATCHES"].flatMap(Int.init) { tree.artificialLimit = limit }
+        pauseFile = env["BUNDLEIDX_TEST_PAUSE_FILE"]
+    }
+
+    // MARK: - catching up
+
+    /// Watches every directory, then brings the index in line with the disk: bundles whose
+    /// stamps (directory and parsed-file mtimes) are unchanged are kept, changed and new ones
+    /// scanned, vanished ones removed. After a crash this is what makes the index exact again.
+    public func catchUp() throws {
+        try setState("catching up")
+        for root in roots { tree.watchRecursively(root) }
+        reportLimit()
+        let started = IndexBuilder.monotonicSeconds()
+        var scanned = 0, kept = 0, removed = 0
+        try store.write { writer in
+            for root in roots {
+                let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
+                var walker = TreeWalker()
+                walker.shouldScan = { path in
+                    guard let record = indexed[path], Self.unchanged(record) else { return true }
+                    kept += 1
+                    return false
+                }
+                let report = try walker.walk(root: root) { bundle in
+                    try writer.addBundle(bundle, root: root, now: UInt64(time(nil)))
+                    scanned += 1
+                }
+                let found = Set(report.found)
+                for path in indexed.keys where !found.contains(path) {
+                    try writer.removeBundle(path: path)
+                    removed += 1
+                }
+                bundles.formUnion(found)
+                try writer.addRoot(root)
+            }
+            try writer.bumpGeneration()
+        }
+        try setState(tree.unwatched.isEmpty ? "live" : "degraded")
+        logger.info("caught up", metadata: ["kept": "\(kept)", "scanned": "\(scanned)", "removed": "\(removed)",
+                                            "watches": "\(tree.count)",
+                                            "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+    }
+
+    /// True when every stamp of the record still matches the disk.
+    static func unchanged(_ record: BundleRecord) -> Bool {
+        guard !record.stamps.isEmpty else { return false }
+        for stamp in record.stamps {
+            let path = stamp.path.isEmpty ? record.path : record.path + "/" + stamp.path
+            if DirectoryReader.modificationTime(path) != stamp.modificationTime { return false }
+        }
+        return true
+    }
+
+    // MARK: - the loop
+
+    /// Runs until `stopFD` becomes readable (the CLI's signal pipe) — then applies what is
+    /// pending and returns.
+    public func run(stopFD: Int32) throws {
+        while true {
+            let paused = pauseFile.map { access($0, F_OK) == 0 } ?? false
+            var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+            if !paused { fds.append(pollfd(fd: inotify.fd, events: Int16(POLLIN), revents: 0)) }
+            let n = poll(&fds, nfds_t(fds.count), paused ? 20 : nextTimeout())
+            if n < 0 && errno != EINTR { throw SystemCallError(call: "poll", errno: errno) }
+            let eventsReady = !paused && fds[1].revents != 0
+            if fds[0].revents != 0 {
+                if eventsReady { try drainEvents() }
+                try applyPending()
+                try setState("stopped")
+                return
+            }
+            if eventsReady { try drainEvents() }
+            if !paused { try applyIfDue() }
+        }
+    }
+
+    /// Reads and records every queued event (public for tests that drive the loop by hand).
+    public func drainEvents() throws {
+        let events = try inotify.readEvents()
+        guard !events.isEmpty else { return }
+        let now = IndexBuilder.monotonicSeconds()
+        for e in events { record(e) }
+        pending.touched(at: now)
+    }
+
+    /// Applies a batch when the tree has settled or the oldest event waited long enough.
+    public func applyIfDue() throws {
+        let now = IndexBuilder.monotonicSeconds()
+        if !tree.unwatched.isEmpty && now - lastDegradedRescan >= options.rescanInterval {
+            lastDegradedRescan = now
+            tree.retryUnwatched()
+            for dir in tree.unwatched { markChanged(parent(of: dir), name: PathText.lastComponent(dir)) }
+            pending.touched(at: now)
+        }
+        guard !pending.isEmpty, let first = pending.firstEvent, let last = pending.lastEvent else { return }
+        if now - last >= options.settle || now - first >= options.maxDelay { try applyPending() }
+    }
+
+    private func nextTimeout() -> Int32 {
+        guard let first = pending.firstEvent, let last = pending.lastEvent else {
+            return tree.unwatched.isEmpty ? 1000 : Int32(max(10, options.rescanInterval * 1000))
+        }
+        let now = IndexBuilder.monotonicSeconds()
+        let wait = min(options.settle - (now - last), options.maxDelay - (now - first))
+        return Int32(max(0, min(1000, wait * 1000)))
+    }
+
+    func parent(of path: String) -> String {
+        guard let i = path.lastIndex(of: "/"), i != path.startIndex else { return "/" }
+        return String(path[..<i])
+    }
+
+    func setState(_ state: String) throws {
+        try store.write { writer in
+            try writer.setMeta(.watchState, bytes: Array(state.utf8))
+            try writer.setMeta(.watchedDirectories, u64: UInt64(tree.count))
+            try writer.setMeta(.unwatchedDirectories, u64: UInt64(tree.unwatched.count))
+            try writer.setMeta(.watcherPID, u64: state == "stopped" ? 0 : UInt64(getpid()))
+        }
+    }
+
+    /// Says once, precisely, which limit was hit and how to raise it.
+    func reportLimit() {
+        guard tree.limitReached, !tree.unwatched.isEmpty else { return }
+        let limit = Inotify.maxUserWatches().map(String.init) ?? "?"
+        logger.warning("""
+            inotify watch limit reached: \(tree.unwatched.count) directories are not watched \
+            (fs.inotify.max_user_watches = \(limit)). Raise it with \
+            'sysctl fs.inotify.max_user_watches=524288' (persist it in /etc/sysctl.d/90-bundleidx.conf); \
+            until then those directories are rescanned every \(Int(options.rescanInterval)) s.
+            """)
+    }
+}
+#endif

@@ -1,0 +1,26 @@
+/// Events coalesced since the last applied batch: what to rescan, not what happened.
+struct PendingChanges {
+    /// Bundles whose indexed tree changed: rescanned (or removed when gone).
+    var bundles: Set<String> = []
+    /// Directory → names of entries that appeared, disappeared or moved: new bundles may be
+    /// there, or indexed ones may be gone.
+    var children: [String: Set<String>] = [:]
+    /// `bundleidx sync` cookies seen; deleted once the batch that contains them has committed.
+    var cookies: [String] = []
+    /// The kernel's queue overflowed: events were lost, every root is rescanned.
+    var overflow = false
+    /// Monotonic seconds of the first and the latest event of this batch.
+    var firstEvent: Double?
+    var lastEvent: Double?
+
+    var isEmpty: Bool { bundles.isEmpty && children.isEmpty && cookies.isEmpty && !overflow }
+
+    mutating func touched(at now: Double) {
+        if firstEvent == nil { firstEvent = now }
+        lastEvent = now
+    }
+
+    mutating func child(_ name: String, of directory: String) {
+        children[directory, default: []].insert(name)
+    }
+}

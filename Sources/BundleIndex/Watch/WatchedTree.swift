@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+
+/// Which directories have an inotify watch, both ways round, and which could not get one
+/// (the degraded mode of docs/watching.md). Watches follow real directories only, like the
+/// tree walk that finds bundles.
+final class WatchedTree {
+    let inotify: Inotify
+    private(set) var pathByWatch: [Int32: String] = [:]
+    private var watchByPath: [String: Int32] = [:]
+    /// Directories without a watch because the watch limit was reached.
+    private(set) var unwatched: Set<String> = []
+    /// Set when `inotify_add_watch` first fails with ENOSPC, for the one log message.
+    private(set) var limitReached = false
+    /// Test seam: pretend the limit is this many watches.
+    var artificialLimit: Int?
+
+    init(inotify: Inotify) { self.inotify = inotify }
+
+    var count: Int { watchByPath.count }
+
+    func path(of wd: Int32) -> String? { pathByWatch[wd] }
+
+    /// Watches `path` and every real directory below it — before anything is scanned, so that
+    /// whatever appears after a directory is listed produces an event (watch first, then scan).
+    /// Returns the directories that could not be listed.
+    @discardableResult
+    func watchRecursively(_ path: String) -> [String] {
+        var unreadable: [String] = []
+        var stack = [path]
+        var skipped = 0
+        while let dir = stack.popLast() {
+            watch(dir)
+            guard let entries = try? DirectoryReader.list(dir, skippedNames: &skipped) else {
+                unreadable.append(dir)
+                continue
+            }
+            for e in entries where e.isDirectory { stack.append(dir + "/" + e.name) }
+        }
+        return unreadable
+    }
+
+    func watch(_ dir: String) {
+        if watchByPath[dir] != nil { return }
+        if let limit = artificialLimit, watchByPath.count >= limit {
+            limitReached = true
+            unwatched.insert(dir)
+            return
+        }
+        do {
+            let wd = try inotify.addWatch(dir)
+            if let old = pathByWatch[wd], old != dir { watchByPath[old] = nil }
+            pathByWatch[wd] = dir
+            watchByPath[dir] = wd
+            unwatched.remove(dir)
+        } catch let e as SystemCallError where e.errno == ENOSPC {
+            limitReached = true
+            unwatched.insert(dir)
+        } catch {
+            // ENOENT/ENOTDIR: gone again already; its parent's event covers it.
+        }
+    }
+
+    /// Forgets `path` and everything below it (deleted, or moved out of the tree).
+    func forget(_ path: String) {
+        for (dir, wd) in watchByPath where dir == path || dir.hasPrefix(path + "/") {
+            inotify.removeWatch(wd)
+            watchByPath[dir] = nil
+            pathByWatch[wd] = nil
+        }
+        unwatched = unwatched.filter { !($0 == path || $0.hasPrefix(path + "/")) }
+    }
+
+    /// A directory moved inside the tree: its watches stay (they follow the inode), their
+    /// paths change.
+    func rename(_ old: String, to new: String) {
+        for (dir, wd) in watchByPath where dir == old || dir.hasPrefix(old + "/") {
+            let moved = new + dir.dropFirst(old.count)
+            watchByPath[dir] = nil
+            watchByPath[moved] = wd
+            pathByWatch[wd] = moved
+        }
+        unwatched = Set(unwatched.map { $0 == old || $0.hasPrefix(old + "/") ? new + $0.dropFirst(old.count) : $0 })
+    }
+
+    /// The kernel dropped a watch (IN_IGNORED: directory deleted, file system unmounted).
+    func dropped(_ wd: Int32) -> String? {
+        guard let dir = pathByWatch.removeValue(forKey: wd) else { return nil }
+        if watchByPath[dir] == wd { watchByPath[dir] = nil }
+        return dir
+    }
+
+    /// Removes every watch (before a full rescan after an overflow).
+    func reset() {
+        for wd in pathByWatch.keys { inotify.removeWatch(wd) }
+        pathByWatch = [:]
+        watchByPath = [:]
+        unwatched = []
+    }
+
+    /// Tries the unwatched directories again (the limit may have been raised).
+    func retryUnwatched() {
+        for dir in unwatched { watch(dir) }
+    }
+}
+#endif

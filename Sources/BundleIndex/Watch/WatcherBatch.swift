@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+
+extension IndexWatcher {
+    /// Applies everything pending in one write transaction, then releases the sync cookies it
+    /// covered. Readers see the batch all at once.
+    public func applyPending() throws {
+        settleUnpairedMoves()
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = PendingChanges()
+        let started = IndexBuilder.monotonicSeconds()
+        if batch.overflow {
+            try rescanEverything()
+        } else {
+            var rescanned = Set<String>()
+            try store.write { writer in
+                for dir in batch.children.keys.sorted(by: byteOrder) {
+                    for name in batch.children[dir]!.sorted(by: byteOrder) {
+                        try lookAgain(at: dir == "/" ? "/" + name : dir + "/" + name, writer, &rescanned)
+                    }
+                }
+                for path in batch.bundles.sorted(by: byteOrder) where !rescanned.contains(path) && bundles.contains(path) {
+                    try rescanBundle(path, writer, &rescanned)
+                }
+                try writer.bumpGeneration()
+            }
+            if tree.limitReached { try setState(tree.unwatched.isEmpty ? "live" : "degraded") }
+            logger.debug("batch applied", metadata: ["bundles": "\(rescanned.count)",
+                                                    "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+        }
+        for cookie in batch.cookies { unlink(cookie) }
+        let generation = try store.read { try $0.metaU64(.generation) } ?? 0
+        onBatch?(generation)
+    }
+
+    /// `path` appeared, vanished or moved: find the bundles at and below it again.
+    private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>) throws {
+        let before = bundles.filter { $0 == path || $0.hasPrefix(path + "/") }
+        guard DirectoryReader.isRealDirectory(path) else {
+            for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
+            return
+        }
+        var walker = TreeWalker()
+        let already = rescanned
+        walker.shouldScan = { !already.contains($0) }
+        let now = UInt64(time(nil))
+        var written: [String] = []
+        let report = try walker.walk(root: path) { bundle in
+            try writer.addBundle(bundle, root: root(of: bundle.path), now: now)
+            written.append(bundle.path)
+        }
+        rescanned.formUnion(written)
+        for gone in before.subtracting(report.found) { try writer.removeBundle(path: gone); bundles.remove(gone) }
+        bundles.formUnion(report.found)
+        for w in report.warnings { logger.warning("\(w)") }
+    }
+
+    /// A bundle's tree changed: scan it again, or drop it when it is gone or no bundle any more.
+    private func rescanBundle(_ path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>) throws {
+        rescanned.insert(path)
+        var skipped = 0
+        if DirectoryReader.isRealDirectory(path) || roots.contains(path),
+           let entries = try? DirectoryReader.list(path, skippedNames: &skipped),
+           TreeWalker().isBundle(path, entries: entries, skippedNames: &skipped) {
+            var scanner = BundleScanner(bundlePath: path)
+            scanner.listingCache[path] = entries
+            let bundle = try scanner.scan()
+            try writer.addBundle(bundle, root: root(of: path), now: UInt64(time(nil)))
+            for w in bundle.warnings { logger.warning("\(w)") }
+            return
+        }
+        for gone in bundles where gone == path || gone.hasPrefix(path + "/") {
+            try writer.removeBundle(path: gone)
+            bundles.remove(gone)
+        }
+    }
+
+    /// After an overflow nothing about the tree can be trusted: watch everything again and
+    /// rebuild every root.
+    func rescanEverything() throws {
+        let started = IndexBuilder.monotonicSeconds()
+        // The queue overflowed, so cookie events may be lost too. Cookies already in a root are
+        // released after the rescan, which starts after they were created and so covers every
+        // change made before them.
+        var skipped = 0
+        let cookies = roots.flatMap { root in
+            ((try? DirectoryReader.listAll(root, skippedNames: &skipped)) ?? [])
+                .filter { $0.hasPrefix(SyncCookie.prefix) }.map { root + "/" + $0 }
+        }
+        defer { for c in cookies { unlink(c) } }
+        tree.reset()
+        movedFrom = [:]
+        for r in roots { tree.watchRecursively(r) }
+        reportLimit()
+        var found: Set<String> = []
+        try store.write { writer in
+            for r in roots {
+                for path in try writer.bundlePaths(under: r) { try writer.removeBundle(path: path) }
+                let report = try TreeWalker().walk(root: r) { bundle in
+                    try writer.addBundle(bundle, root: r, now: UInt64(time(nil)))
+                }
+                found.formUnion(report.found)
+            }
+            try writer.bumpGeneration()
+        }
+        bundles = found
+        logger.notice("rescanned every root after the overflow", metadata: [
+            "bundles": "\(found.count)", "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+    }
+
+    func root(of path: String) -> String {
+        roots.first { path == $0 || path.hasPrefix($0 + "/") } ?? path
+    }
+}
+#endif

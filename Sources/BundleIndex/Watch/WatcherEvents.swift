@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+
+extension IndexWatcher {
+    /// Turns one inotify event into pending work (docs/watching.md, "events").
+    func record(_ e: Inotify.Event) {
+        if e.has(Int32(IN_Q_OVERFLOW)) {
+            logger.warning("inotify queue overflowed: events were lost; rescanning every root")
+            pending.overflow = true
+            overflows += 1
+            return
+        }
+        if e.has(Int32(IN_IGNORED)) {
+            // The kernel dropped the watch: the directory was deleted or its file system unmounted.
+            if let dir = tree.dropped(e.wd), !DirectoryReader.isDirectory(dir) {
+                markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            }
+            return
+        }
+        guard let dir = tree.path(of: e.wd) else { return }
+        if e.has(Int32(IN_DELETE_SELF)) || e.has(Int32(IN_MOVE_SELF)) {
+            if roots.contains(dir) { logger.warning("a watched root went away", metadata: ["root": "\(dir)"]) }
+            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            return
+        }
+        if e.name.hasPrefix(SyncCookie.prefix) {
+            if e.has(Int32(IN_CREATE)) || e.has(Int32(IN_MOVED_TO)) { pending.cookies.append(dir + "/" + e.name) }
+            return
+        }
+        let path = dir + "/" + e.name
+        if e.isDirectory {
+            if e.has(Int32(IN_MOVED_FROM)) {
+                movedFrom[e.cookie] = (dir, e.name, true)
+            } else if e.has(Int32(IN_MOVED_TO)) {
+                if let from = movedFrom.removeValue(forKey: e.cookie), from.isDirectory {
+                    tree.rename(from.directory + "/" + from.name, to: path)
+                    markChanged(from.directory, name: from.name)
+                } else {
+                    tree.watchRecursively(path)
+                    reportLimit()
+                }
+            } else if e.has(Int32(IN_CREATE)) {
+                tree.watchRecursively(path)   // watch first; the batch scans it later
+                reportLimit()
+            } else if e.has(Int32(IN_DELETE)) {
+                tree.forget(path)
+            }
+        } else if e.has(Int32(IN_MOVED_FROM)) {
+            movedFrom[e.cookie] = (dir, e.name, false)
+        } else if e.has(Int32(IN_MOVED_TO)) {
+            if let from = movedFrom.removeValue(forKey: e.cookie) { markChanged(from.directory, name: from.name) }
+        } else if e.has(Int32(IN_CLOSE_WRITE)) || e.has(Int32(IN_ATTRIB)) {
+            // Only the content of parsed files matters; a permission change can hide a directory.
+            if !(e.name.lowercased().hasPrefix("info") && (e.name.hasSuffix(".plist") || e.name.hasSuffix(".strings")))
+                && !e.has(Int32(IN_ATTRIB)) { return }
+        }
+        markChanged(dir, name: e.name)
+    }
+
+    /// An entry `name` of `directory` changed: rescan every bundle whose indexed tree holds it,
+    /// and look at `directory/name` again for bundles that appeared or went away.
+    func markChanged(_ directory: String, name: String) {
+        let path = directory == "/" ? "/" + name : directory + "/" + name
+        for bundle in enclosingBundles(of: path) { pending.bundles.insert(bundle) }
+        pending.child(name, of: directory)
+        // A directory can become a bundle (or stop being one) through its own entries:
+        // Info.plist, or a Contents/Resources folder that changes its layout.
+        let lower = name.lowercased()
+        if lower.hasPrefix("info") || lower == "contents" || lower == "resources" || lower == "support files" {
+            pending.child(PathText.lastComponent(directory), of: parent(of: directory))
+        }
+    }
+
+    /// Indexed bundles equal to `path` or containing it.
+    func enclosingBundles(of path: String) -> [String] {
+        var out: [String] = []
+        var p = path
+        while true {
+            if bundles.contains(p) { out.append(p) }
+            guard let i = p.lastIndex(of: "/"), i != p.startIndex else { break }
+            p = String(p[..<i])
+        }
+        return out
+    }
+
+    /// Moves whose second half never came: the entry left the tree.
+    func settleUnpairedMoves() {
+        for (_, from) in movedFrom {
+            let path = from.directory + "/" + from.name
+            if from.isDirectory { tree.forget(path) }
+            markChanged(from.directory, name: from.name)
+        }
+        movedFrom = [:]
+    }
+}
+#endif

@@ -1,0 +1,154 @@
+import ArgumentParser
+import BundleIndex
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Keep the index exact while files change (inotify).",
+        discussion: """
+        Opens (or builds) the index for ROOT..., brings it up to date — after a crash only the
+        bundles whose directories or Info.plist changed are scanned again — then applies file
+        changes as they happen: events are coalesced and written in one transaction once the
+        tree has been quiet for --settle-ms (at the latest after --max-delay-ms). Readers in
+        other processes keep querying meanwhile and see each batch whole. SIGINT/SIGTERM apply
+        what is pending and exit 0. Logs go to stderr.
+
+        When the kernel's watch limit (fs.inotify.max_user_watches) is reached, the watcher
+        says so, keeps running and rescans the unwatched directories every
+        --rescan-interval seconds; `bundleidx stats` shows the state.
+
+        Example:
+          bundleidx watch Examples &
+          touch Examples/Phone.app/new.png && bundleidx sync Examples && bundleidx query Examples/Phone.app new --type png
+        """
+    )
+
+    @OptionGroup var options: IndexOptions
+
+    @Argument(help: ArgumentHelp("Directories to watch.", valueName: "root"))
+    var roots: [String]
+
+    @Option(name: .customLong("settle-ms"), help: "Quiet time before a batch is applied, in milliseconds.")
+    var settleMilliseconds = 20
+
+    @Option(name: .customLong("max-delay-ms"), help: "Longest wait before a batch is applied in a busy tree, in milliseconds.")
+    var maxDelayMilliseconds = 500
+
+    @Option(name: .customLong("rescan-interval"), help: "Seconds between rescans of unwatched directories (degraded mode).")
+    var rescanInterval = 30
+
+    @Flag(name: .long, help: "Log every applied batch.")
+    var verbose = false
+
+    func validate() throws {
+        if roots.isEmpty { throw ValidationError("give at least one ROOT directory to watch") }
+        if settleMilliseconds < 0 || maxDelayMilliseconds <= 0 || rescanInterval <= 0 {
+            throw ValidationError("--settle-ms must be ≥ 0; --max-delay-ms and --rescan-interval > 0")
+        }
+    }
+
+    func run() throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .info
+            return handler
+        }
+        let logger = Logger(label: "bundleidx.watch")
+        var settings = WatchOptions()
+        settings.settle = Double(settleMilliseconds) / 1000
+        settings.maxDelay = Double(maxDelayMilliseconds) / 1000
+        settings.rescanInterval = Double(rescanInterval)
+        let stop = StopSignal.install()
+        do {
+            let watcher = try IndexWatcher(roots: roots, indexPath: options.resolvedPath, options: settings, logger: logger)
+            try watcher.catchUp()
+            logger.info("watching", metadata: ["roots": "\(watcher.roots.joined(separator: " "))", "index": "\(options.resolvedPath)"])
+            try watcher.run(stopFD: stop)
+            logger.info("stopped")
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+/// SIGINT/SIGTERM write a byte into a pipe the watcher polls (self-pipe: only write(2) runs in
+/// the handler).
+enum StopSignal {
+    nonisolated(unsafe) private static var writeEnd: Int32 = -1
+
+    static func install() -> Int32 {
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        writeEnd = fds[1]
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig) { _ in
+                var b: UInt8 = 1
+                _ = write(StopSignal.writeEnd, &b, 1)
+            }
+        }
+        return fds[0]
+    }
+}
+
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Wait until the watcher has applied every change made before this call.",
+        discussion: """
+        Drops a cookie file into ROOT (a directory a running `bundleidx watch` watches) and
+        waits until the watcher has committed the batch that contains it. Afterwards a query
+        sees every change made before `sync` started. Exit 0 when synced, 5 on timeout.
+
+        Example:
+          cp -r Build/New.bundle Examples/ && bundleidx sync Examples && bundleidx query com.example.new icon --type png
+        """
+    )
+
+    @Argument(help: "A watched root.")
+    var root: String
+
+    @Option(name: .long, help: "Give up after this many seconds.")
+    var timeout = 10.0
+
+    func run() throws {
+        do { try WatchSync.sync(root: root, timeout: timeout) } catch { throw fail(error) }
+    }
+}
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Compare the index with a fresh scan and list every difference.",
+        discussion: """
+        Scans ROOT... (default: every root the index was built from) and compares each bundle's
+        records with the ones a build would write now. Prints one line per difference; exit 0
+        when there is none, 1 otherwise.
+
+        Example:
+          bundleidx verify Examples
+        """
+    )
+
+    @OptionGroup var options: IndexOptions
+
+    @Argument(help: ArgumentHelp("Roots to compare (default: the index's roots).", valueName: "root"))
+    var roots: [String] = []
+
+    func run() throws {
+        let differences: [IndexDifference]
+        do {
+            differences = try IndexVerifier.verify(indexPath: options.resolvedPath, roots: roots.isEmpty ? nil : roots)
+        } catch { throw fail(error) }
+        for d in differences { print(d) }
+        if !differences.isEmpty {
+            printError("\(differences.count) difference(s) between the index and the disk")
+            throw Exit.notFound
+        }
+        print("index matches the disk")
+    }
+}

@@ -1,0 +1,69 @@
+// A watcher running on its own thread over a temporary tree, for the watch tests.
+import Foundation
+import Logging
+@testable import BundleIndex
+
+final class WatcherHarness: @unchecked Sendable {
+    let root: String
+    let indexPath: String
+    let watcher: IndexWatcher
+    private let stopPipe: [Int32]
+    private let done = DispatchSemaphore(value: 0)
+    private(set) var failure: Error?
+
+    /// Builds `files` under a new root, starts watching it (after catching up).
+    init(_ files: [String: String] = [:], options: WatchOptions = WatchOptions(),
+         configure: (IndexWatcher) -> Void = { _ in }) throws {
+        let fixture = try BundleFixture(files)
+        root = makeTempDirectory(prefix: "watch")
+        indexPath = root + "-index"
+        try FileManager.default.removeItem(atPath: root)
+        try FileManager.default.moveItem(atPath: fixture.root, toPath: root)
+        watcher = try IndexWatcher(roots: [root], indexPath: indexPath, options: options,
+                                   logger: Logger(label: "test.watch", factory: { _ in SwiftLogNoOpLogHandler() }))
+        configure(watcher)
+        try watcher.catchUp()
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        stopPipe = fds
+        let thread = Thread { [self] in
+            do { try watcher.run(stopFD: stopPipe[0]) } catch { failure = error }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func stop() {
+        var b: UInt8 = 1
+        _ = Glibc.write(stopPipe[1], &b, 1)
+        done.wait()
+        close(stopPipe[0])
+        close(stopPipe[1])
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+        try? FileManager.default.removeItem(atPath: indexPath)
+    }
+
+    func sync() throws { try WatchSync.sync(root: root, timeout: 30) }
+
+    func bundle(_ relative: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
+        try IndexReader(path: indexPath).bundle(atPath: root + "/" + relative, context: context)
+    }
+
+    func verify() throws -> [IndexDifference] { try IndexVerifier.verify(indexPath: indexPath, roots: [root]) }
+
+    // file helpers
+    func write(_ relative: String, _ content: String = "") throws {
+        let path = root + "/" + relative
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(content.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    func remove(_ relative: String) throws { try FileManager.default.removeItem(atPath: root + "/" + relative) }
+
+    func move(_ from: String, _ to: String) throws {
+        try FileManager.default.moveItem(atPath: root + "/" + from, toPath: root + "/" + to)
+    }
+}

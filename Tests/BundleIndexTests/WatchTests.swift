@@ -1,0 +1,177 @@
+// The watcher keeps the index exact: one test per kind of change, each asserting after `sync`.
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Watcher", .serialized)
+struct WatchTests {
+    static let app = [
+        "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"]),
+        "A.app/icon.png": "", "A.app/en.lproj/Localizable.strings": "", "A.app/Images/bg.png": "",
+    ]
+
+    @Test("files created, rewritten and deleted")
+    func files() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        try h.write("A.app/new.png")
+        try h.write("A.app/Images/deep/er/x.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("new", "png") == "new.png")
+        #expect(try h.bundle("A.app")?.rel("x", "png", dir: "Images/deep/er") == "Images/deep/er/x.png")
+        try h.remove("A.app/new.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("new", "png") == nil)
+        #expect(try h.verify() == [])
+    }
+
+    @Test("Info.plist and InfoPlist.strings rewrites update identifier, region and localized values")
+    func infoRewrites() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        try h.write("A.app/Info.plist", infoPlist(["CFBundleIdentifier": "a2", "CFBundleDevelopmentRegion": "fr"]))
+        try h.write("A.app/fr.lproj/InfoPlist.strings", "\"CFBundleName\" = \"Nom\";\n")
+        try h.sync()
+        let b = try #require(try h.bundle("A.app"))
+        #expect(b.bundleIdentifier == "a2" && b.developmentLocalization == "fr")
+        #expect(b.localizations == ["en", "fr"])
+        #expect(try b.object(forInfoDictionaryKey: "CFBundleName") == .string("Nom"))
+        #expect(try IndexReader(path: h.indexPath).bundle(identifier: "a") == nil)
+        #expect(try h.verify() == [])
+    }
+
+    @Test("moves within the tree, into it and out of it; lproj folders appearing")
+    func moves() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        let outside = makeTempDirectory(prefix: "outside")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try h.move("A.app/icon.png", "A.app/Images/icon.png")
+        try h.move("A.app/Images", "A.app/Pictures")
+        try h.write("A.app/de.lproj/only.txt")
+        FileManager.default.createFile(atPath: outside + "/in.png", contents: Data())
+        try FileManager.default.moveItem(atPath: outside + "/in.png", toPath: h.root + "/A.app/in.png")
+        try FileManager.default.moveItem(atPath: h.root + "/A.app/en.lproj", toPath: outside + "/en.lproj")
+        try h.sync()
+        let b = try #require(try h.bundle("A.app"))
+        #expect(try b.rel("icon", "png", dir: "Pictures") == "Pictures/icon.png")
+        #expect(try b.rel("bg", "png", dir: "Images") == nil)
+        #expect(try b.rel("in", "png") == "in.png")
+        #expect(try b.rel("Localizable", "strings") == nil)
+        #expect(b.localizations == ["de"])
+        // Changes inside a directory that moved in the tree are still seen.
+        try h.write("A.app/Pictures/later.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("later", "png", dir: "Pictures") == "Pictures/later.png")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("whole bundles created, renamed and removed; nested bundles too")
+    func bundles() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        try h.write("Sub/B.bundle/Info.plist", infoPlist(["CFBundleIdentifier": "b"]))
+        try h.write("Sub/B.bundle/b.txt")
+        try h.write("A.app/PlugIns/P.plugin/Contents/Info.plist", infoPlist(["CFBundleIdentifier": "p"]))
+        try h.sync()
+        let r = try IndexReader(path: h.indexPath)
+        #expect(try r.bundle(identifier: "b")?.rel("b", "txt") == "b.txt")
+        #expect(try r.bundle(identifier: "p") != nil)
+        try h.move("Sub", "Renamed")
+        try h.sync()
+        #expect(try r.bundle(identifier: "b")?.bundlePath == h.root + "/Renamed/B.bundle")
+        try h.remove("Renamed/B.bundle")
+        try h.remove("A.app/PlugIns")
+        try h.sync()
+        #expect(try r.bundle(identifier: "b") == nil && r.bundle(identifier: "p") == nil)
+        #expect(try h.verify() == [])
+    }
+
+    @Test("a layout change: a flat bundle gaining a Resources folder")
+    func layoutChange() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        #expect(try h.bundle("A.app")?.layout == .flat)
+        try h.write("A.app/Resources/r.txt")
+        try h.sync()
+        let b = try #require(try h.bundle("A.app"))
+        #expect(b.layout == .resources)
+        #expect(try b.rel("r", "txt") == "Resources/r.txt")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("a directory becoming a bundle by getting an Info.plist")
+    func becomesBundle() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        try h.write("Plain/x.txt")
+        try h.sync()
+        #expect(try h.bundle("Plain") == nil)
+        try h.write("Plain/Info.plist", infoPlist(["CFBundleIdentifier": "plain"]))
+        try h.sync()
+        #expect(try h.bundle("Plain")?.rel("x", "txt") == "x.txt")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("attribute changes rescan the bundle")
+    func attributes() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        let before = try IndexReader(path: h.indexPath).statistics().generation
+        chmod(h.root + "/A.app/Images", 0o700)
+        try h.sync()
+        #expect(try IndexReader(path: h.indexPath).statistics().generation > before)
+        #expect(try h.verify() == [])
+    }
+
+    @Test("every batch raises the generation; sync returns only after the batch committed")
+    func generations() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        let g0 = try IndexReader(path: h.indexPath).statistics().generation
+        for i in 0..<5 {
+            try h.write("A.app/g\(i).txt")
+            try h.sync()
+            #expect(try h.bundle("A.app")?.rel("g\(i)", "txt") == "g\(i).txt")
+        }
+        #expect(try IndexReader(path: h.indexPath).statistics().generation >= g0 + 5)
+    }
+
+    @Test("IN_Q_OVERFLOW: events lost while the queue was full are recovered by a rescan")
+    func overflow() throws {
+        let pause = makeTempDirectory(prefix: "pause")
+        defer { try? FileManager.default.removeItem(atPath: pause) }
+        var files = Self.app
+        files["A.app/Many/"] = ""   // watched from the start, so every file below queues events
+        let h = try WatcherHarness(files) { $0.pauseFile = pause }
+        defer { h.stop() }
+        // The watcher does not read its queue while `pause` exists: more events than
+        // fs.inotify.max_queued_events overflow it.
+        let limit = Int(String(decoding: DirectoryReader.readFile("/proc/sys/fs/inotify/max_queued_events") ?? [], as: UTF8.self)
+            .trimmingWhitespace()) ?? 16384
+        let dir = h.root + "/A.app/Many"
+        for i in 0..<(limit + 200) {
+            FileManager.default.createFile(atPath: dir + "/f\(i).txt", contents: nil)
+        }
+        try FileManager.default.removeItem(atPath: pause)
+        try h.sync()
+        #expect(h.watcher.overflows >= 1)
+        #expect(try h.bundle("A.app")?.rel("f7", "txt", dir: "Many") == "Many/f7.txt")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("watch limit reached: degraded mode rescans unwatched directories and says so")
+    func degraded() throws {
+        var options = WatchOptions()
+        options.rescanInterval = 0.2
+        let h = try WatcherHarness(Self.app, options: options) { $0.tree.artificialLimit = 3 }
+        defer { h.stop() }
+        let stats = try IndexReader(path: h.indexPath).statistics()
+        #expect(stats.watchState == "degraded")
+        #expect(stats.unwatchedDirectories > 0)
+        try h.write("A.app/Images/late.png")
+        usleep(600_000)
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("late", "png", dir: "Images") == "Images/late.png")
+    }
+}
