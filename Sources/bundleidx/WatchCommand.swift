@@ -85,12 +85,17 @@ enum StopSignal {
         var fds: [Int32] = [0, 0]
         pipe(&fds)
         writeEnd = fds[1]
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
         for sig in [SIGINT, SIGTERM] {
             signal(sig) { _ in
                 var b: UInt8 = 1
                 _ = write(StopSignal.writeEnd, &b, 1)
             }
+            sigaddset(&unblock, sig)
         }
+        // A parent may have started us with these signals blocked (a blocked mask is inherited).
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
         return fds[0]
     }
 }

@@ -28,6 +28,8 @@ struct TreeWalker {
     /// Asked for every bundle found; false skips scanning it (the watcher's catch-up skips
     /// bundles whose stamps show no change). Nested bundles are still looked for.
     var shouldScan: ((String) -> Bool)?
+    /// Told every directory the walk lists (the watcher makes sure each one is watched).
+    var visited: ((String) -> Void)?
 
     /// Walks `root` and hands every bundle to `visit` as soon as it is scanned, so only one
     /// bundle's listings are held in memory at a time.
@@ -39,6 +41,7 @@ struct TreeWalker {
         while let dir = stack.popLast() {
             if reported.contains(dir) { continue }
             report.directoriesVisited += 1
+            visited?(dir)
             let entries: [DirectoryEntry]
             if let cached = cache.removeValue(forKey: dir) {
                 entries = cached

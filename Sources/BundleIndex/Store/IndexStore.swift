@@ -73,8 +73,17 @@ final class IndexStore: @unchecked Sendable {
         }
         // A truncated data file would make LMDB touch pages past the end of the mapping (SIGBUS):
         // compare the size the meta page promises with the file's real size first.
-        if stat(path + "/data.mdb", &st) == 0, env.usedBytes() > Int(st.st_size) {
-            throw IndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(env.usedBytes()) bytes)")
+        // A truncated data file would make LMDB read past the end of its mapping (SIGBUS).
+        // LMDB itself may leave never-written free pages past the end of the file; every
+        // bundleidx commit extends the file over them (`coverUsedPages`), so a shortfall that
+        // outlasts a commit in flight is damage.
+        for attempt in 0..<10 {
+            let needed = env.usedBytes()
+            guard stat(path + "/data.mdb", &st) == 0, needed > Int(st.st_size) else { break }
+            if attempt == 9 {
+                throw IndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(needed) bytes)")
+            }
+            usleep(20_000)
         }
         return try attach(path: path, environment: env, create: false)
     }
@@ -99,7 +108,9 @@ final class IndexStore: @unchecked Sendable {
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
-        return try attach(path: path, environment: env, create: true)
+        let store = try attach(path: path, environment: env, create: true)
+        store.coverUsedPages()   // after a writer died between its commit and its extension
+        return store
     }
 
     private static func attach(path: String, environment env: LMDBEnvironment, create: Bool) throws -> IndexStore {
@@ -142,6 +153,21 @@ final class IndexStore: @unchecked Sendable {
         }
     }
 
+    /// LMDB does not write pages a transaction allocated and freed again ("loose" pages), so
+    /// the newest meta page can count pages past the end of the file. Extending the file over
+    /// them (sparse, never shrinking it) keeps "file shorter than the meta says" a sign of
+    /// damage that readers can check cheaply.
+    func coverUsedPages() {
+        var st = stat()
+        let data = path + "/data.mdb"
+        let needed = environment.usedBytes()
+        guard stat(data, &st) == 0, needed > Int(st.st_size) else { return }
+        let fd = open(data, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = ftruncate(fd, off_t(needed))
+        close(fd)
+    }
+
     static func translate(_ e: LMDBError, path: String) -> IndexError {
         switch e {
         case .invalid: return .notAnIndex(path: path, reason: "data.mdb is not an LMDB database")
@@ -180,7 +206,9 @@ final class IndexStore: @unchecked Sendable {
 
     func write<T>(_ body: (IndexWriter) throws -> T) throws -> T {
         do {
-            return try environment.write { txn in try body(IndexWriter(store: self, txn: txn)) }
+            let result = try environment.write { txn in try body(IndexWriter(store: self, txn: txn)) }
+            coverUsedPages()
+            return result
         } catch let e as LMDBError {
             throw Self.translate(e, path: path)
         } catch let e as IndexFormatError {

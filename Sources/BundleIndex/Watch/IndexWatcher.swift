@@ -147,7 +147,9 @@ public final class IndexWatcher {
             for dir in tree.unwatched { markChanged(parent(of: dir), name: PathText.lastComponent(dir)) }
             pending.touched(at: now)
         }
-        guard !pending.isEmpty, let first = pending.firstEvent, let last = pending.lastEvent else { return }
+        // Events that made no work (a plain file's close-write) leave nothing to wait for.
+        if pending.isEmpty && movedFrom.isEmpty { pending = PendingChanges(); return }
+        guard let first = pending.firstEvent, let last = pending.lastEvent else { return }
         if now - last >= options.settle || now - first >= options.maxDelay { try applyPending() }
     }
 

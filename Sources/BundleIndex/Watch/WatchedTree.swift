@@ -40,12 +40,14 @@ final class WatchedTree {
         return unreadable
     }
 
-    func watch(_ dir: String) {
-        if watchByPath[dir] != nil { return }
+    /// Adds a watch unless there is one; true when a watch was added.
+    @discardableResult
+    func watch(_ dir: String) -> Bool {
+        if watchByPath[dir] != nil { return false }
         if let limit = artificialLimit, watchByPath.count >= limit {
             limitReached = true
             unwatched.insert(dir)
-            return
+            return false
         }
         do {
             let wd = try inotify.addWatch(dir)
@@ -53,12 +55,15 @@ final class WatchedTree {
             pathByWatch[wd] = dir
             watchByPath[dir] = wd
             unwatched.remove(dir)
+            return true
         } catch let e as SystemCallError where e.errno == ENOSPC {
             limitReached = true
             unwatched.insert(dir)
         } catch {
-            // ENOENT/ENOTDIR: gone again already; its parent's event covers it.
+            // ENOENT/ENOTDIR: gone again already (or renamed before we got here: the scan
+            // that follows the rename finds it, see IndexWatcher.watchScanned).
         }
+        return false
     }
 
     /// Forgets `path` and everything below it (deleted, or moved out of the tree).

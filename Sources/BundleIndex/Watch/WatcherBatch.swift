@@ -6,7 +6,7 @@ extension IndexWatcher {
     /// covered. Readers see the batch all at once.
     public func applyPending() throws {
         settleUnpairedMoves()
-        guard !pending.isEmpty else { return }
+        guard !pending.isEmpty else { pending = PendingChanges(); return }
         let batch = pending
         pending = PendingChanges()
         let started = IndexBuilder.monotonicSeconds()
@@ -14,17 +14,19 @@ extension IndexWatcher {
             try rescanEverything()
         } else {
             var rescanned = Set<String>()
+            var scannedDirectories: [String] = []
             try store.write { writer in
                 for dir in batch.children.keys.sorted(by: byteOrder) {
                     for name in batch.children[dir]!.sorted(by: byteOrder) {
-                        try lookAgain(at: dir == "/" ? "/" + name : dir + "/" + name, writer, &rescanned)
+                        try lookAgain(at: dir == "/" ? "/" + name : dir + "/" + name, writer, &rescanned, &scannedDirectories)
                     }
                 }
                 for path in batch.bundles.sorted(by: byteOrder) where !rescanned.contains(path) && bundles.contains(path) {
-                    try rescanBundle(path, writer, &rescanned)
+                    try rescanBundle(path, writer, &rescanned, &scannedDirectories)
                 }
                 try writer.bumpGeneration()
             }
+            watchScanned(scannedDirectories)
             if tree.limitReached { try setState(tree.unwatched.isEmpty ? "live" : "degraded") }
             logger.debug("batch applied", metadata: ["bundles": "\(rescanned.count)",
                                                     "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
@@ -35,7 +37,8 @@ extension IndexWatcher {
     }
 
     /// `path` appeared, vanished or moved: find the bundles at and below it again.
-    private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>) throws {
+    private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>,
+                           _ scannedDirectories: inout [String]) throws {
         let before = bundles.filter { $0 == path || $0.hasPrefix(path + "/") }
         guard DirectoryReader.isRealDirectory(path) else {
             for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
@@ -44,6 +47,9 @@ extension IndexWatcher {
         var walker = TreeWalker()
         let already = rescanned
         walker.shouldScan = { !already.contains($0) }
+        var visited: [String] = []
+        walker.visited = { visited.append($0) }
+        defer { scannedDirectories += visited }
         let now = UInt64(time(nil))
         var written: [String] = []
         let report = try walker.walk(root: path) { bundle in
@@ -57,7 +63,8 @@ extension IndexWatcher {
     }
 
     /// A bundle's tree changed: scan it again, or drop it when it is gone or no bundle any more.
-    private func rescanBundle(_ path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>) throws {
+    private func rescanBundle(_ path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>,
+                              _ scannedDirectories: inout [String]) throws {
         rescanned.insert(path)
         var skipped = 0
         if DirectoryReader.isRealDirectory(path) || roots.contains(path),
@@ -66,6 +73,7 @@ extension IndexWatcher {
             var scanner = BundleScanner(bundlePath: path)
             scanner.listingCache[path] = entries
             let bundle = try scanner.scan()
+            scannedDirectories += scanner.listed.keys
             try writer.addBundle(bundle, root: root(of: path), now: UInt64(time(nil)))
             for w in bundle.warnings { logger.warning("\(w)") }
             return
@@ -74,6 +82,19 @@ extension IndexWatcher {
             try writer.removeBundle(path: gone)
             bundles.remove(gone)
         }
+    }
+
+    /// Every directory a batch scanned must be watched. One that is not — created and then
+    /// moved before its creation event was read, so its watch went to a path that no longer
+    /// existed — gets its watch now, and is looked at again in the next batch, since changes
+    /// made between the scan and this watch produced no event.
+    func watchScanned(_ directories: [String]) {
+        var added = false
+        for dir in directories where DirectoryReader.isRealDirectory(dir) && tree.watch(dir) {
+            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            added = true
+        }
+        if added { pending.touched(at: IndexBuilder.monotonicSeconds()) }
     }
 
     /// After an overflow nothing about the tree can be trusted: watch everything again and
