@@ -27,5 +27,7 @@ let package = Package(
         // Fresh-process baselines, built exactly like bundleidx (swift build -c release).
         .executableTarget(name: "HelloWorld"),
         .executableTarget(name: "FoundationOnly"),
+        // A bare lookup loop for perf / callgrind.
+        .executableTarget(name: "QueryProfile", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
     ]
 )
