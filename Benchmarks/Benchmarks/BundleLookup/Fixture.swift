@@ -1,0 +1,63 @@
+import Foundation
+
+/// One lookup from gen-tree's queries.jsonl.
+struct Query: Sendable {
+    let bundle: String
+    let name: String?
+    let type: String?
+    let directory: String?
+    let kind: String
+}
+
+/// A benchmark fixture made by tools/bench-fixture: a generated tree, its queries and its index.
+/// The benchmarks never build fixtures themselves (a 1M-resource tree takes minutes); they read
+/// the directories listed in $BUNDLEIDX_BENCH_FIXTURES as `label=dir` pairs separated by commas.
+struct Fixture: Sendable {
+    let label: String
+    let directory: String
+    let resources: Int
+    let queries: [Query]
+
+    var tree: String { directory + "/tree" }
+    var index: String { directory + "/index" }
+
+    /// The kinds benchmarked as single queries; "lproj" keeps only the lookups that the search
+    /// list finds by itself (without forLocalization:), so that storeReadCount can count them.
+    static let kinds = ["global", "lproj", "variant", "miss", "paths"]
+
+    /// Up to `limit` queries of `kind`, in file order (deterministic: the fixture is seeded).
+    func queries(ofKind kind: String, limit: Int = 256) -> [Query] {
+        Array(queries.lazy.filter { $0.kind == kind }.prefix(limit))
+    }
+
+    static func fromEnvironment() -> [Fixture] {
+        guard let spec = ProcessInfo.processInfo.environment["BUNDLEIDX_BENCH_FIXTURES"], !spec.isEmpty else {
+            return []
+        }
+        return spec.split(separator: ",").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            do {
+                return try Fixture(label: parts[0], directory: parts[1])
+            } catch {
+                FileHandle.standardError.write(Data("fixture \(pair): \(error)\n".utf8))
+                return nil
+            }
+        }
+    }
+
+    init(label: String, directory: String) throws {
+        self.label = label
+        self.directory = directory
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/gen.json")))
+        resources = (summary as? [String: Any])?["resources"] as? Int ?? 0
+        let text = try String(contentsOfFile: directory + "/tree/queries.jsonl", encoding: .utf8)
+        queries = text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let bundle = object["bundle"] as? String, let kind = object["kind"] as? String,
+                  object["loc"] == nil else { return nil }
+            return Query(bundle: bundle, name: object["name"] as? String, type: object["type"] as? String,
+                         directory: object["dir"] as? String, kind: kind)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import BundleIndex
+import Foundation
+
+/// The same lookups three ways — bundleidx under a profile, Foundation's Bundle, and nothing at
+/// all (for reads per query) — prepared once per benchmark process in the setup hook, so that
+/// opening the index or parsing queries.jsonl is never timed.
+final class QueryCases: @unchecked Sendable {
+    let fixture: Fixture
+    let kind: String
+    let context: SearchContext
+    /// The lookups of this kind, in queries.jsonl order.
+    let queries: [Query]
+    private(set) var indexed: [(bundle: IndexedBundle, query: Query)] = []
+    private(set) var foundation: [(bundle: Bundle, query: Query)] = []
+    /// Store reads of each case, from IndexedBundle.storeReadCount (nil for `paths`, whose
+    /// read count the library does not expose).
+    private(set) var reads: [Int]? = nil
+    private var reader: IndexReader?
+
+    init(fixture: Fixture, kind: String, context: SearchContext) {
+        self.fixture = fixture
+        self.kind = kind
+        self.context = context
+        self.queries = fixture.queries(ofKind: kind)
+    }
+
+    var count: Int { indexed.count }
+
+    func prepareIndexed() throws {
+        guard reader == nil else { return }
+        let reader = try IndexReader(path: fixture.index)
+        self.reader = reader
+        var bundles: [String: IndexedBundle] = [:]
+        for query in queries {
+            if bundles[query.bundle] == nil {
+                bundles[query.bundle] = try reader.bundle(atPath: query.bundle, context: context)
+            }
+            if let bundle = bundles[query.bundle] { indexed.append((bundle, query)) }
+        }
+        if kind != "paths" {
+            reads = try indexed.map { try $0.bundle.storeReadCount(forResource: $0.query.name, ofType: $0.query.type,
+                                                                     inDirectory: $0.query.directory) }
+        }
+    }
+
+    func prepareFoundation() {
+        guard foundation.isEmpty else { return }
+        var bundles: [String: Bundle] = [:]
+        for query in queries {
+            if bundles[query.bundle] == nil { bundles[query.bundle] = Bundle(path: query.bundle) }
+            if let bundle = bundles[query.bundle] { foundation.append((bundle, query)) }
+        }
+    }
+
+    /// One bundleidx lookup; returns something derived from the answer for blackHole.
+    @inline(__always)
+    func indexedLookup(_ i: Int) throws -> Int {
+        let (bundle, q) = indexed[i % indexed.count]
+        if q.name == nil {
+            return try bundle.paths(forResourcesOfType: q.type, inDirectory: q.directory).count
+        }
+        return try bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory)?.utf8.count ?? 0
+    }
+
+    @inline(__always)
+    func foundationLookup(_ i: Int) -> Int {
+        let (bundle, q) = foundation[i % foundation.count]
+        return Self.foundationAnswer(bundle, q)
+    }
+
+    /// The first lookup of a Bundle created just for it. CF keeps no bundle instance alive
+    /// between iterations (none is loaded), but may keep process-wide directory caches: this is
+    /// the cheapest "cold" Foundation can be inside one process.
+    func freshFoundationLookup(_ i: Int) -> Int {
+        let q = queries[i % queries.count]
+        guard let bundle = Bundle(path: q.bundle) else { return -1 }
+        return Self.foundationAnswer(bundle, q)
+    }
+
+    private static func foundationAnswer(_ bundle: Bundle, _ q: Query) -> Int {
+        if q.name == nil {
+            return bundle.paths(forResourcesOfType: q.type, inDirectory: q.directory).count
+        }
+        return bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory)?.utf8.count ?? 0
+    }
+
+    /// How many cases bundleidx (foundation-linux) answers differently from Foundation: the
+    /// comparison is only fair when both do the same work. Printed to stderr, never fatal.
+    func mismatches() throws -> Int {
+        try prepareIndexed()
+        prepareFoundation()
+        var differing = 0
+        for (i, (bundle, q)) in indexed.enumerated() {
+            let fb = foundation[i].bundle
+            if q.name == nil {
+                let a = try bundle.paths(forResourcesOfType: q.type, inDirectory: q.directory).sorted()
+                let b = fb.paths(forResourcesOfType: q.type, inDirectory: q.directory).sorted()
+                if a != b { differing += 1 }
+            } else if try bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory)
+                        != fb.path(forResource: q.name, ofType: q.type, inDirectory: q.directory) {
+                differing += 1
+            }
+        }
+        return differing
+    }
+}

@@ -1,0 +1,33 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// A package of its own so that `swift test` in the main package never builds
+// package-benchmark (its first release build takes minutes on small machines).
+let package = Package(
+    name: "bundleidx-benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "bundleidx", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // LMDB again, for the physical floor: raw mdb_get on the same index files, bypassing
+        // BundleIndex (whose CLMDB module is internal to the main package).
+        .systemLibrary(name: "CLMDBFloor", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        .executableTarget(
+            name: "BundleLookup",
+            dependencies: [
+                "CLMDBFloor",
+                .product(name: "BundleIndex", package: "bundleidx"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/BundleLookup",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Fresh-process baselines, built exactly like bundleidx (swift build -c release).
+        .executableTarget(name: "HelloWorld"),
+        .executableTarget(name: "FoundationOnly"),
+        // A bare lookup loop for perf / callgrind.
+        .executableTarget(name: "QueryProfile", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
+    ]
+)

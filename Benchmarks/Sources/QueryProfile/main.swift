@@ -1,0 +1,29 @@
+// QueryProfile INDEX QUERIES.jsonl KIND N — runs N lookups of one kind (foundation-linux) in a
+// loop and nothing else, for `perf record` / `valgrind --tool=callgrind` to attribute the time
+// of a single query inside BundleIndex (the benchmark harness would drown it).
+import BundleIndex
+import Foundation
+
+let args = CommandLine.arguments
+guard args.count == 5, let n = Int(args[4]) else {
+    FileHandle.standardError.write(Data("usage: QueryProfile INDEX QUERIES.jsonl KIND N\n".utf8))
+    exit(2)
+}
+let reader = try IndexReader(path: args[1])
+var cases: [(IndexedBundle, String?, String?, String?)] = []
+for line in try String(contentsOfFile: args[2], encoding: .utf8).split(separator: "\n") {
+    guard let q = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+          q["kind"] as? String == args[3], q["loc"] == nil, let path = q["bundle"] as? String,
+          let bundle = try reader.bundle(atPath: path, context: .foundationLinux) else { continue }
+    cases.append((bundle, q["name"] as? String, q["type"] as? String, q["dir"] as? String))
+}
+var found = 0
+for i in 0..<n {
+    let (bundle, name, type, dir) = cases[i % cases.count]
+    if let name {
+        found += try bundle.path(forResource: name, ofType: type, inDirectory: dir) == nil ? 0 : 1
+    } else {
+        found += try bundle.paths(forResourcesOfType: type, inDirectory: dir).count
+    }
+}
+print("\(n) lookups over \(cases.count) queries, \(found) found")
