@@ -2,16 +2,17 @@
 /// context. Methods throw only when the index itself cannot be read.
 public struct IndexedBundle: Sendable {
     let reader: IndexReader
-    public let record: BundleRecord
-    public let context: SearchContext
-    /// Info.plist, localizations and search list under `context`, derived once.
-    private let info: BundleInfo
+    /// Info.plist facts, search steps and directory keys under `context`, derived once; one
+    /// reference, so passing a bundle around costs one retain.
+    let plan: SearchPlan
+
+    public var record: BundleRecord { plan.record }
+    public var context: SearchContext { plan.context }
+    private var info: BundleInfo { plan.info }
 
     init(reader: IndexReader, record: BundleRecord, context: SearchContext) {
         self.reader = reader
-        self.record = record
-        self.context = context
-        self.info = BundleInfo(record: record, context: context)
+        self.plan = SearchPlan(record: record, context: context)
     }
 
     /// A copy that answers under another context.
@@ -136,7 +137,7 @@ public struct IndexedBundle: Sendable {
     }
 
     private func lookup(_ snap: IndexSnapshot) -> ResourceLookup {
-        ResourceLookup(search: ResourceSearch(snapshot: snap, bundle: record, context: context, searchList: info.searchList))
+        ResourceLookup(search: ResourceSearch(snapshot: snap, plan: plan))
     }
 
     private func absolute(_ hit: ResourceHit) -> String {

@@ -5,10 +5,9 @@
 /// the index.
 struct ResourceSearch {
     let snapshot: IndexSnapshot
-    let bundle: BundleRecord
-    let context: SearchContext
-    /// The bundle's language search list S (§4.4).
-    let searchList: [String]
+    let plan: SearchPlan
+
+    var bundle: BundleRecord { plan.record }
 
     /// One directory read of the table: `lproj` nil is the global step.
     struct Step {
@@ -17,13 +16,8 @@ struct ResourceSearch {
         let firstLproj: Bool
     }
 
-    var steps: [Step] {
-        var out = [Step(lproj: nil, firstLproj: false)]
-        if let first = searchList.first { out.append(Step(lproj: first, firstLproj: true)) }
-        out.append(Step(lproj: "Base", firstLproj: true))
-        for l in searchList.dropFirst() { out.append(Step(lproj: l, firstLproj: false)) }
-        return out
-    }
+    /// global, S0, Base, S1…Sn (§6), from the plan.
+    var steps: [Step] { plan.steps }
 
     // MARK: - paths of one step
 
@@ -33,6 +27,18 @@ struct ResourceSearch {
         if let l = step.lproj { p = l + ".lproj/" }
         if let sub, !sub.isEmpty { p = PathComponents.append(p, sub); if !p.hasSuffix("/") { p += "/" } }
         return p
+    }
+
+    /// The directory step `index` reads and its path prefix; nil when the directory cannot
+    /// exist. The common query (no subdirectory, the bundle's resource directory) uses the plan.
+    private func locate(_ index: Int, resourceDir: String, _ sub: String?,
+                        cache: inout [String: Bool]) throws -> (DirectoryRef, String)? {
+        if sub == nil && resourceDir == plan.record.layout.resourceDirectory {
+            return (plan.plainDirectories[index], plan.plainPrefixes[index])
+        }
+        let step = steps[index]
+        guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { return nil }
+        return (DirectoryRef(dir), prefix(step, sub))
     }
 
     /// The directory a step reads, as indexed (relative to the bundle root, normalised); nil
@@ -65,18 +71,17 @@ struct ResourceSearch {
     /// `T[key]` for a single lookup: the value the first step that has one produces.
     func first(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> String? {
         var cache: [String: Bool] = [:]
-        for step in steps {
-            guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { continue }
-            let pre = prefix(step, sub)
+        for (index, step) in steps.enumerated() {
+            guard let (dir, pre) = try locate(index, resourceDir: resourceDir, sub, cache: &cache) else { continue }
             switch key {
             case .name(let name):
                 if let hit = try resolve(name, in: dir, step: step, prefix: pre) { return pre + hit.pathComponent }
             case .type(let type):
-                if let e = try snapshot.typeEntries(bundle: bundle.id, directory: dir, type: type).first {
+                if let e = try snapshot.typeEntries(bundle: bundle.id, dir, type: type).first {
                     return pre + e.pathComponent
                 }
             case .all:
-                if let e = try snapshot.directory(bundle: bundle.id, path: dir)?.entries.first {
+                if let e = try snapshot.directory(bundle: bundle.id, dir)?.entries.first {
                     return pre + e.pathComponent
                 }
             }
@@ -107,8 +112,7 @@ struct ResourceSearch {
         var typeMarked = false
         var localizedAdded = false
         for (run, step) in steps.enumerated() {
-            guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { continue }
-            let pre = prefix(step, sub)
+            guard let (dir, pre) = try locate(run, resourceDir: resourceDir, sub, cache: &cache) else { continue }
             let entries: [DirectoryEntry]
             switch key {
             case .name(let name):
@@ -118,11 +122,11 @@ struct ResourceSearch {
                 continue
             case .type(let type):
                 if step.lproj != nil && !step.firstLproj && typeMarked { continue }
-                entries = try snapshot.typeEntries(bundle: bundle.id, directory: dir, type: type)
+                entries = try snapshot.typeEntries(bundle: bundle.id, dir, type: type)
                 if step.firstLproj && !entries.isEmpty { typeMarked = true }
             case .all:
                 if step.lproj != nil && localizedAdded { continue }
-                entries = try snapshot.directory(bundle: bundle.id, path: dir)?.entries ?? []
+                entries = try snapshot.directory(bundle: bundle.id, dir)?.entries ?? []
                 if step.lproj != nil && !entries.isEmpty { localizedAdded = true }
             }
             for e in entries {
@@ -135,11 +139,16 @@ struct ResourceSearch {
     /// The entry CF's table holds for `name` after reading one directory: the entry of that
     /// name, replaced by platform/product variants as `_createQueryTableAtPath` does (§6).
     /// Candidates are visited in readdir order, as CF reads them.
-    private func resolve(_ name: String, in dir: String, step: Step, prefix pre: String) throws -> DirectoryEntry? {
-        var candidates = try snapshot.nameCandidates(bundle: bundle.id, directory: dir, name: name)
+    private func resolve(_ name: String, in dir: DirectoryRef, step: Step, prefix pre: String) throws -> DirectoryEntry? {
+        var candidates: [DirectoryEntry]
+        switch try snapshot.nameCandidates(bundle: bundle.id, dir, name: name) {
+        case .none: return nil
+        case .exact(let flags, let rank): return DirectoryEntry(name: name, flags: flags, rank: rank)
+        case .several(let list): candidates = list
+        }
         if candidates.count > 1 { candidates.sort { $0.rank < $1.rank } }
         var current: DirectoryEntry?
-        let suffixes = context.suffixes
+        let suffixes = plan.context.suffixes
         let lprojLength = step.lproj.map { ($0 + ".lproj").utf16.count } ?? 0
         for e in candidates {
             if e.name == name {

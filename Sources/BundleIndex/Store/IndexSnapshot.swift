@@ -1,3 +1,25 @@
+/// A directory of a bundle with its key parts computed once (hash for the key, check for
+/// collision detection).
+struct DirectoryRef: Sendable {
+    let path: String
+    let hash: UInt64
+    let check: UInt32
+
+    init(_ path: String) {
+        self.path = path
+        hash = Hashing.directory(path)
+        check = Hashing.directoryCheck(path)
+    }
+}
+
+/// What a name record holds for one lookup name.
+enum NameCandidates {
+    case none
+    /// The common case — one entry, named exactly like the lookup — decoded without copying the name.
+    case exact(DirectoryEntry.Flags, rank: UInt32)
+    case several([DirectoryEntry])
+}
+
 /// A consistent, read-only view of the index (one LMDB read transaction). Query code reads
 /// through it and never sees LMDB types. `reads` counts the point reads done so far.
 struct IndexSnapshot {
@@ -41,25 +63,41 @@ struct IndexSnapshot {
     /// The listing of a directory (relative to the bundle root), or nil when it is not a
     /// directory of the bundle.
     func directory(bundle: UInt64, path: String) throws -> DirectoryRecord? {
-        let key = ResourceKey.directory(bundle: bundle, directory: Hashing.directory(path))
+        try directory(bundle: bundle, DirectoryRef(path))
+    }
+
+    func directory(bundle: UInt64, _ dir: DirectoryRef) throws -> DirectoryRecord? {
+        let key = ResourceKey.directory(bundle: bundle, directory: dir.hash)
         return try key.withBytes { k in
             guard let v = try txn.get(store.resources, key: k) else { return nil }
             let record = try DirectoryRecord.decode(v)
-            return record.path == path ? record : nil
+            return record.path == dir.path ? record : nil
         }
     }
 
-    /// Entries of `directory` that a lookup of `name` may return: the entry called `name` and
-    /// the variants whose stripped name is `name` (for any target; callers filter).
-    func nameCandidates(bundle: UInt64, directory: String, name: String) throws -> [DirectoryEntry] {
-        try entries(.item(bundle: bundle, directory: Hashing.directory(directory), kind: .name, name),
-                    tag: .names, directory: directory)
+    /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
+    /// variants whose stripped name is `name` (for any target; callers filter).
+    func nameCandidates(bundle: UInt64, _ dir: DirectoryRef, name: String) throws -> NameCandidates {
+        let key = ResourceKey.item(bundle: bundle, directory: dir.hash, kind: .name, name)
+        return try key.withBytes { k in
+            guard let v = try txn.get(store.resources, key: k) else { return .none }
+            var r = ByteReader(v)
+            guard try r.u8() == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
+            guard try r.u32() == dir.check else { return .none }
+            let start = r.offset
+            if try r.count() == 1 {
+                let flags = DirectoryEntry.Flags(rawValue: try r.u8())
+                let rank = UInt32(truncatingIfNeeded: try r.varint())
+                if try r.slice().elementsEqual(name.utf8) { return .exact(flags, rank: rank) }
+            }
+            var full = ByteReader(UnsafeRawBufferPointer(rebasing: v[start...]))
+            return .several(try EntryList.decode(from: &full))
+        }
     }
 
-    /// Entries of `directory` whose start or end type is `type`, in byte order.
-    func typeEntries(bundle: UInt64, directory: String, type: String) throws -> [DirectoryEntry] {
-        try entries(.item(bundle: bundle, directory: Hashing.directory(directory), kind: .type, type),
-                    tag: .types, directory: directory)
+    /// Entries of `dir` whose start or end type is `type`, in byte order.
+    func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String) throws -> [DirectoryEntry] {
+        try entries(.item(bundle: bundle, directory: dir.hash, kind: .type, type), tag: .types, check: dir.check)
     }
 
     /// The parsed dictionary of an `InfoPlist*.strings` file (nil when it did not parse).
@@ -71,10 +109,10 @@ struct IndexSnapshot {
         }
     }
 
-    private func entries(_ key: ResourceKey, tag: RecordTag, directory: String) throws -> [DirectoryEntry] {
+    private func entries(_ key: ResourceKey, tag: RecordTag, check: UInt32) throws -> [DirectoryEntry] {
         try key.withBytes { k in
             guard let v = try txn.get(store.resources, key: k) else { return [] }
-            return try EntryList.decodeRecord(v, tag: tag, directoryCheck: Hashing.directoryCheck(directory)) ?? []
+            return try EntryList.decodeRecord(v, tag: tag, directoryCheck: check) ?? []
         }
     }
 

@@ -67,7 +67,7 @@ final class IndexStore: @unchecked Sendable {
         }
         let env: LMDBEnvironment
         do {
-            env = try LMDBEnvironment(path: path, readOnly: true)
+            env = try LMDBEnvironment.shared(path: path, readOnly: true)
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
@@ -104,7 +104,7 @@ final class IndexStore: @unchecked Sendable {
         }
         let env: LMDBEnvironment
         do {
-            env = try LMDBEnvironment(path: path, readOnly: false)
+            env = try LMDBEnvironment.shared(path: path, readOnly: false)
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }

@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -62,6 +63,9 @@ func check(_ code: Int32) throws {
 final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
     let readOnly: Bool
+    /// Reset read transactions, renewed for the next read: `mdb_txn_renew` reuses the reader
+    /// slot and the transaction object, where begin/abort would allocate and lock each time.
+    private let idleReaders = Mutex<[LMDBTransaction]>([])
 
     /// 1 TiB of address space: the file only grows as pages are used, the map is virtual.
     static let defaultMapSize = 1 << 40
@@ -85,7 +89,32 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.readOnly = readOnly
     }
 
-    deinit { mdb_env_close(handle) }
+    /// LMDB forbids opening one environment twice in a process: closing either copy releases
+    /// the other's locks and reader slots. Every open goes through here, so a process shares
+    /// one environment per index (a read-write one serves reads too).
+    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+
+    private struct WeakEnvironment {
+        weak var environment: LMDBEnvironment?
+    }
+
+    static func shared(path: String, readOnly: Bool) throws -> LMDBEnvironment {
+        let key = DirectoryReader.realPath(path) ?? path
+        return try registry.withLock { table in
+            if let env = table[key]?.environment, readOnly || !env.readOnly { return env }
+            let env = try LMDBEnvironment(path: path, readOnly: readOnly)
+            table[key] = WeakEnvironment(environment: env)
+            return env
+        }
+    }
+
+    deinit {
+        idleReaders.withLock { pool in
+            for txn in pool { txn.abort() }
+            pool.removeAll()
+        }
+        mdb_env_close(handle)
+    }
 
     /// Opens (and with `create`, creates) a named database inside a write transaction.
     func openDatabase(_ name: String, in txn: LMDBTransaction, create: Bool, dupSort: Bool = false) throws -> MDB_dbi? {
@@ -106,10 +135,21 @@ final class LMDBEnvironment: @unchecked Sendable {
         return (Int(info.me_last_pgno) + 1) * Int(stat.ms_psize)
     }
 
-    /// Runs `body` in a read-only transaction that is always aborted afterwards.
+    /// Runs `body` in a read-only transaction (a fresh snapshot of the newest commit), which
+    /// is reset afterwards and kept for the next read.
     func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
-        let txn = try LMDBTransaction(environment: self, readOnly: true)
-        defer { txn.abort() }
+        let txn: LMDBTransaction
+        if let idle = idleReaders.withLock({ $0.popLast() }), (try? idle.renew()) != nil {
+            txn = idle
+        } else {
+            txn = try LMDBTransaction(environment: self, readOnly: true)
+        }
+        defer {
+            txn.reset()
+            idleReaders.withLock { pool in
+                if pool.count < 64 { pool.append(txn) } else { txn.abort() }
+            }
+        }
         return try body(txn)
     }
 
@@ -127,9 +167,11 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 }
 
-/// One LMDB transaction. Every `get` and cursor step is counted in `reads`, which is how the tests
+/// One LMDB transaction, used by one thread at a time (read transactions move between threads
+/// through the environment's pool; `MDB_NOTLS` allows it). Every `get` and cursor step is
+/// counted in `reads`, which is how the tests
 /// prove that a query does a bounded number of point reads.
-final class LMDBTransaction {
+final class LMDBTransaction: @unchecked Sendable {
     private(set) var handle: OpaquePointer?
     let readOnly: Bool
     var reads = 0
@@ -142,6 +184,18 @@ final class LMDBTransaction {
     }
 
     deinit { abort() }
+
+    /// `mdb_txn_reset`: releases the snapshot, keeps the reader slot (read-only transactions).
+    func reset() {
+        if let txn = handle { mdb_txn_reset(txn) }
+    }
+
+    /// `mdb_txn_renew`: a reset read transaction takes the newest snapshot again.
+    func renew() throws {
+        guard let txn = handle else { throw LMDBError.panic }
+        reads = 0
+        try check(mdb_txn_renew(txn))
+    }
 
     func commit() throws {
         guard let txn = handle else { return }

@@ -1,0 +1,28 @@
+/// Everything about a bundle's search that does not depend on the query, computed once per
+/// (bundle, context) when the bundle is opened: the derived Info.plist facts, the search steps,
+/// and the directories (with their key hashes) the steps read for the common query — no
+/// subdirectory, the bundle's own resource directory.
+final class SearchPlan: Sendable {
+    let record: BundleRecord
+    let context: SearchContext
+    let info: BundleInfo
+    let steps: [ResourceSearch.Step]
+    /// Per step: the directory read and CF's path prefix, for `subdirectory == nil`.
+    let plainDirectories: [DirectoryRef]
+    let plainPrefixes: [String]
+
+    init(record: BundleRecord, context: SearchContext) {
+        self.record = record
+        self.context = context
+        let info = BundleInfo(record: record, context: context)
+        self.info = info
+        var steps = [ResourceSearch.Step(lproj: nil, firstLproj: false)]
+        if let first = info.searchList.first { steps.append(.init(lproj: first, firstLproj: true)) }
+        steps.append(.init(lproj: "Base", firstLproj: true))
+        for l in info.searchList.dropFirst() { steps.append(.init(lproj: l, firstLproj: false)) }
+        self.steps = steps
+        let resourceDir = record.layout.resourceDirectory
+        plainDirectories = steps.map { DirectoryRef(PathText.join(resourceDir, $0.lproj.map { $0 + ".lproj" } ?? "")) }
+        plainPrefixes = steps.map { $0.lproj.map { $0 + ".lproj/" } ?? "" }
+    }
+}
