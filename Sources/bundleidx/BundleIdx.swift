@@ -89,11 +89,16 @@ func printWarning(_ message: String) {
 var stderrIsTerminal: Bool { isatty(2) != 0 }
 
 /// Writes to file descriptor 2 directly (Swift 6 forbids touching the C `stderr` global).
-func writeStderr(_ text: String) {
+func writeStderr(_ text: String) { writeAll(2, text) }
+
+/// Unbuffered standard output, for answers a peer waits for.
+func writeStdout(_ text: String) { writeAll(1, text) }
+
+private func writeAll(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)
     var done = 0
     while done < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + done, $0.count - done) }
+        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
         if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
         done += n
     }

@@ -100,7 +100,9 @@ struct QueryCommand: ParsableCommand {
         let engine = BatchQueryEngine(reader: reader, profile: context)
         while let line = readLine(strippingNewline: true) {
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            print(engine.answer(jsonLine: line))
+            // One answer per query, written at once: a program driving the batch through a
+            // pipe reads each answer before it sends the next query.
+            writeStdout(engine.answer(jsonLine: line) + "\n")
         }
     }
 }

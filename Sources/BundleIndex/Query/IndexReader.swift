@@ -57,6 +57,13 @@ public final class IndexReader: Sendable {
         return try store.read { try $0.bundles(under: root) }
     }
 
+    /// Raised by every build and every batch a watcher applies: an `IndexedBundle` reflects
+    /// the generation it was opened in (its resources are looked up live, its Info.plist facts
+    /// and search list are not) — open it again when this moves.
+    public func generation() throws -> UInt64 {
+        try store.read { try $0.metaU64(.generation) } ?? 0
+    }
+
     public func statistics() throws -> IndexStatistics {
         try store.read { snap in
             let records = try snap.bundles(under: "/")

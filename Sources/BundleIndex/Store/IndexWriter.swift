@@ -72,13 +72,20 @@ struct IndexWriter {
         try txn.delete(store.bundles, key: Array(path.utf8))
     }
 
-    /// Writes a bundle under a fresh id (ids only grow, so its keys sort after every existing
-    /// key and can be appended).
+    /// Writes a bundle, replacing what the index held for its path.
     @discardableResult
     func addBundle(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> BundleRecord {
+        // A bundle written again keeps its id, so a reader holding it keeps finding its
+        // resources; a new bundle gets a fresh id, whose keys sort last and can be appended.
+        let previous = try bundleRecord(path: bundle.path)
         try removeBundle(path: bundle.path)
-        let id = (try metaU64(.nextBundleID) ?? 1)
-        try setMeta(.nextBundleID, u64: id + 1)
+        let id: UInt64
+        if let previous {
+            id = previous.id
+        } else {
+            id = try metaU64(.nextBundleID) ?? 1
+            try setMeta(.nextBundleID, u64: id + 1)
+        }
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
                                   lprojs: bundle.lprojs.sorted(by: byteOrder), warnings: bundle.warnings,
                                   root: root, scannedAt: now, stamps: bundle.stamps)
@@ -88,7 +95,7 @@ struct IndexWriter {
         }
         var records = try ResourceRecords.make(bundleID: id, bundle: bundle)
         records.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        for r in records { try txn.put(store.resources, key: r.key, value: r.value, append: true) }
+        for r in records { try txn.put(store.resources, key: r.key, value: r.value, append: previous == nil) }
         return record
     }
 }

@@ -36,6 +36,8 @@ public final class IndexWatcher {
     public var onBatch: ((_ generation: UInt64) -> Void)?
     /// Test seam: while this file exists the watcher does not read its inotify queue.
     var pauseFile: String?
+    /// Reads the inotify queue into memory while the watcher works (created by `run`).
+    var pump: EventPump?
 
     public init(roots: [String], indexPath: String, options: WatchOptions = WatchOptions(), logger: Logger) throws {
         let cwd = IndexReader.currentDirectory()
@@ -111,27 +113,28 @@ public final class IndexWatcher {
     /// Runs until `stopFD` becomes readable (the CLI's signal pipe) — then applies what is
     /// pending and returns.
     public func run(stopFD: Int32) throws {
+        let pump = EventPump(inotify: inotify, pauseFile: pauseFile)
+        self.pump = pump
+        pump.start()
+        defer { pump.stop(); self.pump = nil }
         while true {
-            let paused = pauseFile.map { access($0, F_OK) == 0 } ?? false
-            var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
-            if !paused { fds.append(pollfd(fd: inotify.fd, events: Int16(POLLIN), revents: 0)) }
-            let n = poll(&fds, nfds_t(fds.count), paused ? 20 : nextTimeout())
+            var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: pump.wakeFD, events: Int16(POLLIN), revents: 0)]
+            let n = poll(&fds, nfds_t(fds.count), nextTimeout())
             if n < 0 && errno != EINTR { throw SystemCallError(call: "poll", errno: errno) }
-            let eventsReady = !paused && fds[1].revents != 0
+            try drainEvents()
             if fds[0].revents != 0 {
-                if eventsReady { try drainEvents() }
                 try applyPending()
                 try setState("stopped")
                 return
             }
-            if eventsReady { try drainEvents() }
-            if !paused { try applyIfDue() }
+            try applyIfDue()
         }
     }
 
     /// Reads and records every queued event (public for tests that drive the loop by hand).
     public func drainEvents() throws {
-        let events = try inotify.readEvents()
+        let events = try pump?.take() ?? inotify.readEvents()
         guard !events.isEmpty else { return }
         let now = IndexBuilder.monotonicSeconds()
         for e in events { record(e) }

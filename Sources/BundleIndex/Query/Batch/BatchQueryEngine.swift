@@ -7,6 +7,9 @@ public final class BatchQueryEngine {
     let reader: IndexReader
     let context: SearchContext
     private var bundles: [String: IndexedBundle] = [:]
+    /// The index generation the cached bundles belong to: a watcher's batch may have changed
+    /// their Info.plist or removed them, so they are opened again when it moves.
+    private var generation: UInt64?
 
     public init(reader: IndexReader, profile: SearchContext) {
         self.reader = reader
@@ -32,6 +35,11 @@ public final class BatchQueryEngine {
     struct BatchError: Error { let message: String }
 
     private func bundle(_ reference: String) throws -> IndexedBundle {
+        let current = try reader.generation()
+        if current != generation {
+            bundles = [:]
+            generation = current
+        }
         if let b = bundles[reference] { return b }
         guard let b = try reader.bundle(reference, context: context) else {
             throw BatchError(message: "bundle not in the index: \(reference)")
