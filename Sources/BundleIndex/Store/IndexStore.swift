@@ -65,14 +65,7 @@ final class IndexStore: @unchecked Sendable {
         guard access(path + "/data.mdb", F_OK) == 0 else {
             throw IndexError.notAnIndex(path: path, reason: "it has no data.mdb")
         }
-        let env: LMDBEnvironment
-        do {
-            env = try LMDBEnvironment.shared(path: path, readOnly: true)
-        } catch let e as LMDBError {
-            throw translate(e, path: path)
-        }
-        // A truncated data file would make LMDB touch pages past the end of the mapping (SIGBUS):
-        // compare the size the meta page promises with the file's real size first.
+        let env = try environment(path: path, readOnly: true)
         // A truncated data file would make LMDB read past the end of its mapping (SIGBUS).
         // LMDB itself may leave never-written free pages past the end of the file; every
         // bundleidx commit extends the file over them (`coverUsedPages`), so a shortfall that
@@ -102,15 +95,18 @@ final class IndexStore: @unchecked Sendable {
                 throw IndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
             }
         }
-        let env: LMDBEnvironment
+        let store = try attach(path: path, environment: try environment(path: path, readOnly: false), create: true)
+        store.coverUsedPages()   // after a writer died between its commit and its extension
+        return store
+    }
+
+    /// The process's environment for `path`, LMDB's errors in the index's terms.
+    private static func environment(path: String, readOnly: Bool) throws -> LMDBEnvironment {
         do {
-            env = try LMDBEnvironment.shared(path: path, readOnly: false)
+            return try LMDBEnvironment.shared(path: path, readOnly: readOnly)
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
-        let store = try attach(path: path, environment: env, create: true)
-        store.coverUsedPages()   // after a writer died between its commit and its extension
-        return store
     }
 
     private static func attach(path: String, environment env: LMDBEnvironment, create: Bool) throws -> IndexStore {
@@ -173,9 +169,7 @@ final class IndexStore: @unchecked Sendable {
         case .invalid: return .notAnIndex(path: path, reason: "data.mdb is not an LMDB database")
         case .versionMismatch: return .notAnIndex(path: path, reason: "data.mdb was written by an incompatible LMDB")
         case .corrupted, .panic: return .corrupt(path: path, reason: e.description)
-        default:
-            if let code = e.systemErrno, code == EACCES { return .storage(path: path, e) }
-            return .storage(path: path, e)
+        default: return .storage(path: path, e)
         }
     }
 
