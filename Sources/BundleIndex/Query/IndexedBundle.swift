@@ -101,12 +101,14 @@ public struct IndexedBundle: Sendable {
 
     /// The `InfoPlist.strings` the search finds, parsed (§2.7); nil when there is none.
     public func localizedInfoDictionary() throws -> [String: PropertyListValue]? {
-        guard let hit = try hit("InfoPlist", "strings", nil, .unspecified) else { return nil }
-        let directory = hit.relativePath.split(separator: "/").dropLast().joined(separator: "/")
-        let name = PathText.lastComponent(hit.relativePath)
-        guard let local = try reader.store.read({ try $0.strings(bundle: record.id, directory: directory, name: name) }) ?? nil else {
-            return nil
+        // The search and the read of the file's record in one snapshot.
+        let found: [String: PropertyListValue]?? = try reader.store.read { snap in
+            guard let hit = try lookup(snap).single(name: "InfoPlist", type: "strings", subdirectory: nil,
+                                                    localization: .unspecified) else { return .none }
+            let directory = hit.relativePath.split(separator: "/").dropLast().joined(separator: "/")
+            return try snap.strings(bundle: record.id, directory: directory, name: PathText.lastComponent(hit.relativePath))
         }
+        guard let local = found ?? nil else { return nil }
         return context.profile == .apple ? InfoPlistOverrides(context: context).apply(to: local) : local
     }
 

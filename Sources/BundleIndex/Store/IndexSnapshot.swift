@@ -116,19 +116,13 @@ struct IndexSnapshot {
         }
     }
 
-    func metaU64(_ key: MetaKey) throws -> UInt64? {
-        guard let v = try txn.get(store.meta, key: Array(key.rawValue.utf8)), v.count == 8 else { return nil }
-        return v.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }.littleEndian
-    }
+    func metaU64(_ key: MetaKey) throws -> UInt64? { try store.metaU64(key, in: txn) }
 
     func metaString(_ key: MetaKey) throws -> String? {
         try txn.get(store.meta, key: Array(key.rawValue.utf8)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    func roots() throws -> [String] {
-        guard let v = try txn.get(store.meta, key: Array(MetaKey.roots.rawValue.utf8)) else { return [] }
-        return try v.withUnsafeBytes { b in var r = ByteReader(b); return try r.strings() }
-    }
+    func roots() throws -> [String] { try store.roots(in: txn) }
 
     /// Number of entries in the resources database (for `stats`).
     func resourceRecordCount() throws -> Int {

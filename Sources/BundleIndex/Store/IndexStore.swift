@@ -188,6 +188,18 @@ final class IndexStore: @unchecked Sendable {
         }
     }
 
+    /// A u64 value of the `meta` database, read in `txn` (snapshot or writer).
+    func metaU64(_ key: MetaKey, in txn: LMDBTransaction) throws -> UInt64? {
+        guard let v = try txn.get(meta, key: Array(key.rawValue.utf8)), v.count == 8 else { return nil }
+        return v.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }.littleEndian
+    }
+
+    /// The roots built into the index, read in `txn`.
+    func roots(in txn: LMDBTransaction) throws -> [String] {
+        guard let v = try txn.get(meta, key: Array(MetaKey.roots.rawValue.utf8)) else { return [] }
+        return try v.withUnsafeBytes { b in var r = ByteReader(b); return try r.strings() }
+    }
+
     func read<T>(_ body: (IndexSnapshot) throws -> T) throws -> T {
         do {
             return try environment.read { txn in try body(IndexSnapshot(store: self, txn: txn)) }

@@ -7,10 +7,7 @@ struct IndexWriter {
 
     // MARK: meta
 
-    func metaU64(_ key: MetaKey) throws -> UInt64? {
-        guard let v = try txn.get(store.meta, key: Array(key.rawValue.utf8)), v.count == 8 else { return nil }
-        return v.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }.littleEndian
-    }
+    func metaU64(_ key: MetaKey) throws -> UInt64? { try store.metaU64(key, in: txn) }
 
     func setMeta(_ key: MetaKey, u64 value: UInt64) throws {
         try txn.put(store.meta, key: Array(key.rawValue.utf8), value: withUnsafeBytes(of: value.littleEndian) { Array($0) })
@@ -20,10 +17,7 @@ struct IndexWriter {
         try txn.put(store.meta, key: Array(key.rawValue.utf8), value: bytes)
     }
 
-    func roots() throws -> [String] {
-        guard let v = try txn.get(store.meta, key: Array(MetaKey.roots.rawValue.utf8)) else { return [] }
-        return try v.withUnsafeBytes { b in var r = ByteReader(b); return try r.strings() }
-    }
+    func roots() throws -> [String] { try store.roots(in: txn) }
 
     func addRoot(_ root: String) throws {
         var list = try roots()
