@@ -33,11 +33,32 @@ public struct IndexedBundle: Sendable {
     // MARK: resources
 
     public func path(forResource name: String?, ofType type: String?) throws -> String? {
-        try hit(name, type, nil, .unspecified).map(absolute)
+        try path(forResource: name, ofType: type, inDirectory: nil)
     }
 
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
-        try hit(name, type, subpath, .unspecified).map(absolute)
+        try single(name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+    }
+
+    /// `path(forResource:ofType:inDirectory:)` without a `String`: `body` receives the path's
+    /// UTF-8 bytes, valid only during the call; nil when there is no such resource. For
+    /// a name (with or without a type) and no or a plain subdirectory, a hit allocates
+    /// nothing (docs/performance.md); other queries answer through the general lookup.
+    @inlinable  // specialised in the caller: an unspecialised generic closure costs more than the lookup
+    public func withPath<R>(forResource name: String?, ofType type: String?, inDirectory subpath: String? = nil,
+                            _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R? {
+        var result: R?
+        try visitPath(name, type, subpath) { result = try body($0) }
+        return result
+    }
+
+    /// `withPath`'s work, not generic: calls `body` once with the path when there is one.
+    @usableFromInline
+    func visitPath(_ name: String?, _ type: String?, _ subpath: String?, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        try single(name, type, subpath, direct: { try body($0.path) }, general: { hit in
+            var path = absolute(hit)
+            try path.withUTF8(body)
+        })
     }
 
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
@@ -56,7 +77,9 @@ public struct IndexedBundle: Sendable {
 
     /// Like `path(...)`, with Foundation's directory flag (`url(...).hasDirectoryPath`).
     public func resource(named name: String?, ofType type: String?, inDirectory subpath: String? = nil) throws -> ResourceHit? {
-        try hit(name, type, subpath, .unspecified)
+        try single(name, type, subpath, direct: {
+            ResourceHit(relativePath: String(decoding: $0.relativePath, as: UTF8.self), isDirectory: $0.isDirectory)
+        }, general: { $0 })
     }
 
     public func resource(named name: String?, ofType type: String?, inDirectory subpath: String?,
@@ -124,11 +147,31 @@ public struct IndexedBundle: Sendable {
 
     // MARK: -
 
-    private func hit(_ name: String?, _ type: String?, _ sub: String?, _ loc: ResourceLookup.Localization) throws -> ResourceHit? {
+    /// The general lookup (every query kind), without the allocation-free shortcut.
+    func hit(_ name: String?, _ type: String?, _ sub: String?, _ loc: ResourceLookup.Localization) throws -> ResourceHit? {
         // Swift's Bundle answers nil before CF when both are nil or empty.
         if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
         return try reader.store.read { snap in
             try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: loc)
+        }
+    }
+
+    /// A single lookup without `forLocalization:`, in one snapshot: the allocation-free
+    /// `DirectLookup` when the query is of its kind (its hit goes to `direct`), the general
+    /// lookup otherwise and for the §7.6 root fallback (its hit goes to `general`).
+    private func single<R>(_ name: String?, _ type: String?, _ sub: String?,
+                           direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
+        guard let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub) else {
+            return try hit(name, type, sub, .unspecified).map(general)
+        }
+        return try reader.store.read { snap in
+            switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: snap, direct) {
+            case .found(let result): return result
+            case .notFound: return nil
+            case .rootFallback:
+                return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified,
+                                               rootFallbackOnly: true).map(general)
+            }
         }
     }
 
@@ -142,7 +185,7 @@ public struct IndexedBundle: Sendable {
         ResourceLookup(search: ResourceSearch(snapshot: snap, plan: plan))
     }
 
-    private func absolute(_ hit: ResourceHit) -> String {
+    func absolute(_ hit: ResourceHit) -> String {
         hit.relativePath == "." ? record.path : record.path + "/" + hit.relativePath
     }
 
@@ -152,12 +195,21 @@ public struct IndexedBundle: Sendable {
         try readsForLookup(name: name, type: type, subdirectory: subpath)
     }
 
-    /// Store reads a single lookup performs (for the read-bound tests and benchmarks).
+    /// Store reads a single lookup performs (for the read-bound tests and benchmarks), by the
+    /// route `path(forResource:…)` takes (see `single`).
     func readsForLookup(name: String?, type: String?, subdirectory: String?,
                         localization: ResourceLookup.Localization = .unspecified) throws -> Int {
         try reader.store.read { snap in
             let before = snap.reads
-            _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: localization)
+            var rootFallbackOnly = false
+            if localization == .unspecified, let name, DirectLookup.accepts(name: name, type: type, subdirectory: subdirectory) {
+                let answer = try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: subdirectory,
+                                                   in: snap) { _ in () }
+                guard case .rootFallback = answer else { return snap.reads - before }
+                rootFallbackOnly = true
+            }
+            _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: localization,
+                                        rootFallbackOnly: rootFallbackOnly)
             return snap.reads - before
         }
     }

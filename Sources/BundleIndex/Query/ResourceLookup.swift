@@ -17,9 +17,12 @@ struct ResourceLookup {
         case given(String?)
     }
 
-    func single(name: String?, type: String?, subdirectory: String?, localization: Localization) throws -> ResourceHit? {
+    /// `rootFallbackOnly`: the caller already searched the resource directory and found
+    /// nothing (DirectLookup), so only the §7.6 fallback is left to do.
+    func single(name: String?, type: String?, subdirectory: String?, localization: Localization,
+                rootFallbackOnly: Bool = false) throws -> ResourceHit? {
         guard let request = LookupRequest(name: name, type: type, subdirectory: subdirectory) else { return nil }
-        return try withFallback(request) { resourceDir, sub in
+        return try withFallback(request, skippingFirst: rootFallbackOnly) { resourceDir, sub in
             try findSingle(request.key, resourceDir: resourceDir, sub: sub, localization: localization)
                 .map { hit(resourceDir: resourceDir, $0, verbatim: isNameKey(request.key)) }
                 .map { [$0] } ?? []
@@ -43,13 +46,12 @@ struct ResourceLookup {
 
     /// §7.6: an empty result in a version-0 bundle is looked up again relative to the bundle
     /// root (`Resources` and `Resources/x` subdirectories are mapped instead).
-    private func withFallback(_ request: LookupRequest, _ body: (String, String?) throws -> [ResourceHit]) throws -> [ResourceHit] {
+    private func withFallback(_ request: LookupRequest, skippingFirst: Bool = false,
+                              _ body: (String, String?) throws -> [ResourceHit]) throws -> [ResourceHit] {
         let layout = search.bundle.layout
         let resourceDir = layout.resourceDirectory
-        let first = try body(resourceDir, request.subdirectory)
-        guard first.isEmpty else { return first }
-        let spotlight = layout == .contents && search.bundle.path == "/Library/Spotlight"
-        guard layout == .resources || spotlight else { return first }
+        let first = skippingFirst ? [] : try body(resourceDir, request.subdirectory)
+        guard first.isEmpty, search.plan.hasRootFallback else { return first }
         let sub = request.subdirectory
         let own = layout == .resources ? "Resources" : "Contents/Resources"
         if sub == own { return try body(resourceDir, nil) }

@@ -22,7 +22,7 @@ struct ResourceSearch {
     // MARK: - paths of one step
 
     /// CF's path prefix of a step's entries: `[<l>.lproj/][sub/]` (relative to the resource dir).
-    private func prefix(_ step: Step, _ sub: String?) -> String {
+    static func prefix(_ step: Step, _ sub: String?) -> String {
         var p = ""
         if let l = step.lproj { p = l + ".lproj/" }
         if let sub, !sub.isEmpty { p = PathComponents.append(p, sub); if !p.hasSuffix("/") { p += "/" } }
@@ -38,7 +38,7 @@ struct ResourceSearch {
         }
         let step = steps[index]
         guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { return nil }
-        return (DirectoryRef(dir), prefix(step, sub))
+        return (DirectoryRef(dir), Self.prefix(step, sub))
     }
 
     /// The directory a step reads, as indexed (relative to the bundle root, normalised); nil
@@ -138,17 +138,22 @@ struct ResourceSearch {
 
     /// The entry CF's table holds for `name` after reading one directory: the entry of that
     /// name, replaced by platform/product variants as `_createQueryTableAtPath` does (§6).
-    /// Candidates are visited in readdir order, as CF reads them.
     private func resolve(_ name: String, in dir: DirectoryRef, step: Step, prefix pre: String) throws -> DirectoryEntry? {
-        var candidates: [DirectoryEntry]
         switch try snapshot.nameCandidates(bundle: bundle.id, dir, name: name) {
         case .none: return nil
         case .exact(let flags, let rank): return DirectoryEntry(name: name, flags: flags, rank: rank)
-        case .several(let list): candidates = list
+        case .several(let list):
+            return Self.choose(among: list, for: name, step: step, prefix: pre, suffixes: plan.context.suffixes)
         }
+    }
+
+    /// Picks from a name record's entries what CF's table ends up holding for `name`.
+    /// Candidates are visited in readdir order, as CF reads them.
+    static func choose(among entries: [DirectoryEntry], for name: String, step: Step, prefix pre: String,
+                       suffixes: VariantSuffixes) -> DirectoryEntry? {
+        var candidates = entries
         if candidates.count > 1 { candidates.sort { $0.rank < $1.rank } }
         var current: DirectoryEntry?
-        let suffixes = plan.context.suffixes
         let lprojLength = step.lproj.map { ($0 + ".lproj").utf16.count } ?? 0
         for e in candidates {
             if e.name == name {

@@ -4,15 +4,26 @@
 /// subdirectory, the bundle's own resource directory.
 final class SearchPlan: Sendable {
     let record: BundleRecord
+    /// `record.id` and `record.path`, kept apart so the query path reads them without touching
+    /// the rest of the record.
+    let bundleID: UInt64
+    let bundlePath: String
     let context: SearchContext
     let info: BundleInfo
     let steps: [ResourceSearch.Step]
     /// Per step: the directory read and CF's path prefix, for `subdirectory == nil`.
     let plainDirectories: [DirectoryRef]
     let plainPrefixes: [String]
+    /// The longest directory path of `plainDirectories`, in bytes.
+    let longestPlainDirectory: Int
+    /// §7.6: a miss in a version-0 bundle (or /Library/Spotlight) is looked up again from the
+    /// bundle root.
+    let hasRootFallback: Bool
 
     init(record: BundleRecord, context: SearchContext) {
         self.record = record
+        bundleID = record.id
+        bundlePath = record.path
         self.context = context
         let info = BundleInfo(record: record, context: context)
         self.info = info
@@ -24,5 +35,8 @@ final class SearchPlan: Sendable {
         let resourceDir = record.layout.resourceDirectory
         plainDirectories = steps.map { DirectoryRef(PathText.join(resourceDir, $0.lproj.map { $0 + ".lproj" } ?? "")) }
         plainPrefixes = steps.map { $0.lproj.map { $0 + ".lproj/" } ?? "" }
+        longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
+        hasRootFallback = record.layout == .resources
+            || (record.layout == .contents && record.path == "/Library/Spotlight")
     }
 }

@@ -1,14 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A directory of a bundle with its key parts computed once (hash for the key, check for
 /// collision detection).
 struct DirectoryRef: Sendable {
     let path: String
-    let hash: UInt64
-    let check: UInt32
+    let key: DirectoryKey
+
+    var hash: UInt64 { key.hash }
+    var check: UInt32 { key.check }
 
     init(_ path: String) {
         self.path = path
-        hash = Hashing.directory(path)
-        check = Hashing.directoryCheck(path)
+        key = DirectoryKey(hash: Hashing.directory(path), check: Hashing.directoryCheck(path))
     }
 }
 
@@ -23,8 +30,10 @@ enum NameCandidates {
 /// A consistent, read-only view of the index (one LMDB read transaction). Query code reads
 /// through it and never sees LMDB types. `reads` counts the point reads done so far.
 struct IndexSnapshot {
-    let store: IndexStore
-    let txn: LMDBTransaction
+    // A snapshot exists only inside `IndexStore.read`, which keeps both objects alive for the
+    // whole call; not counting references to them saves two retain/release pairs per query.
+    unowned(unsafe) let store: IndexStore
+    unowned(unsafe) let txn: LMDBTransaction
 
     var reads: Int { txn.reads }
 
@@ -78,6 +87,12 @@ struct IndexSnapshot {
     /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
     /// variants whose stripped name is `name` (for any target; callers filter).
     func nameCandidates(bundle: UInt64, _ dir: DirectoryRef, name: String) throws -> NameCandidates {
+        var name = name
+        return try name.withUTF8 { try nameCandidates(bundle: bundle, dir.key, name: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The same, for a name spelled in bytes (the allocation-free query path).
+    func nameCandidates(bundle: UInt64, _ dir: DirectoryKey, name: UnsafeRawBufferPointer) throws -> NameCandidates {
         let key = ResourceKey.item(bundle: bundle, directory: dir.hash, kind: .name, name)
         return try key.withBytes { k in
             guard let v = try txn.get(store.resources, key: k) else { return .none }
@@ -88,11 +103,17 @@ struct IndexSnapshot {
             if try r.count() == 1 {
                 let flags = DirectoryEntry.Flags(rawValue: try r.u8())
                 let rank = UInt32(truncatingIfNeeded: try r.varint())
-                if try r.slice().elementsEqual(name.utf8) { return .exact(flags, rank: rank) }
+                if Self.sameBytes(try r.slice(), name) { return .exact(flags, rank: rank) }
             }
             var full = ByteReader(UnsafeRawBufferPointer(rebasing: v[start...]))
             return .several(try EntryList.decode(from: &full))
         }
+    }
+
+    private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
+        return memcmp(pa, pb, a.count) == 0
     }
 
     /// Entries of `dir` whose start or end type is `type`, in byte order.

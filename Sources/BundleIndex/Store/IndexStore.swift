@@ -200,6 +200,7 @@ final class IndexStore: @unchecked Sendable {
         return try v.withUnsafeBytes { b in var r = ByteReader(b); return try r.strings() }
     }
 
+    @inline(__always)  // lets the query's closure inline: its captures then cost no retains
     func read<T>(_ body: (IndexSnapshot) throws -> T) throws -> T {
         do {
             return try environment.read { txn in try body(IndexSnapshot(store: self, txn: txn)) }

@@ -137,6 +137,7 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Runs `body` in a read-only transaction (a fresh snapshot of the newest commit), which
     /// is reset afterwards and kept for the next read.
+    @inline(__always)
     func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         let txn: LMDBTransaction
         if let idle = idleReaders.withLock({ $0.popLast() }), (try? idle.renew()) != nil {

@@ -29,10 +29,15 @@ struct ResourceKey: Hashable {
     }
 
     static func item(bundle: UInt64, directory: UInt64, kind: Kind, _ name: String) -> ResourceKey {
-        var h = Hashing.item(kind: kind.rawValue, name)
-        if h == 0 { h = 1 }   // 0 names the directory record
-        return ResourceKey(bundle: bundle, directory: directory, item: h)
+        ResourceKey(bundle: bundle, directory: directory, item: itemHash(Hashing.item(kind: kind.rawValue, name)))
     }
+
+    static func item(bundle: UInt64, directory: UInt64, kind: Kind, _ name: UnsafeRawBufferPointer) -> ResourceKey {
+        ResourceKey(bundle: bundle, directory: directory, item: itemHash(Hashing.item(kind: kind.rawValue, name)))
+    }
+
+    /// 0 names the directory record, so an item hash of 0 is stored as 1.
+    private static func itemHash(_ h: UInt64) -> UInt64 { h == 0 ? 1 : h }
 
     var bytes: [UInt8] {
         var out = [UInt8](repeating: 0, count: Self.size)
@@ -70,19 +75,34 @@ struct ResourceKey: Hashable {
 /// XXH3 over the parts of a key. The only code that calls xxHash.
 enum Hashing {
     static func directory(_ path: String) -> UInt64 { xxh3(path, seed: 0) }
+    static func directory(_ path: UnsafeRawBufferPointer) -> UInt64 { xxh3(path, seed: 0) }
 
     /// A second, independent hash of the directory path, stored in values (32 bits are enough
     /// to turn a 2^-64 key collision into a detected one).
     static func directoryCheck(_ path: String) -> UInt32 {
-        UInt32(truncatingIfNeeded: xxh3(path, seed: 0x6275_6E64_6C65_6964))
+        UInt32(truncatingIfNeeded: xxh3(path, seed: checkSeed))
+    }
+
+    static func directoryCheck(_ path: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: xxh3(path, seed: checkSeed))
     }
 
     static func item(kind: UInt8, _ name: String) -> UInt64 {
         xxh3(name, seed: UInt64(kind))
     }
 
-    static func xxh3(_ s: String, seed: UInt64) -> UInt64 {
+    static func item(kind: UInt8, _ name: UnsafeRawBufferPointer) -> UInt64 {
+        xxh3(name, seed: UInt64(kind))
+    }
+
+    private static let checkSeed: UInt64 = 0x6275_6E64_6C65_6964
+
+    private static func xxh3(_ s: String, seed: UInt64) -> UInt64 {
         var s = s
-        return s.withUTF8 { buf in XXH3_64bits_withSeed(buf.baseAddress, buf.count, seed) }
+        return s.withUTF8 { xxh3(UnsafeRawBufferPointer($0), seed: seed) }
+    }
+
+    private static func xxh3(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+        XXH3_64bits_withSeed(bytes.baseAddress, bytes.count, seed)
     }
 }

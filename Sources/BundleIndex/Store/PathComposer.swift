@@ -1,0 +1,77 @@
+/// A path or lookup name assembled byte by byte in a stack buffer, so the common query can
+/// hash its keys and spell its answer without building a single `String` (the hit path of
+/// `IndexedBundle` allocates nothing before the caller asks for a `String`).
+///
+/// The buffer comes from `withUnsafeTemporaryAllocation` (on the stack for the sizes a query
+/// needs) and lives only inside `compose`; the type is non-copyable so nothing can keep it.
+struct PathComposer: ~Copyable {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    /// Bytes written so far.
+    private(set) var count = 0
+
+    private init(buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+
+    /// Runs `body` with an empty composer of `capacity` bytes. Writing past the capacity is a
+    /// programming error (callers size it from the parts they append) and traps.
+    static func compose<R>(capacity: Int, _ body: (inout PathComposer) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(capacity, 1)) { buffer in
+            var composer = PathComposer(buffer: buffer)
+            return try body(&composer)
+        }
+    }
+
+    mutating func append(_ byte: UInt8) {
+        precondition(count < buffer.count, "PathComposer capacity")
+        buffer[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ text: String) {
+        // Native strings are contiguous; the copy into an array is for foreign (bridged) ones.
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { copy($0) }
+        if copied == nil { Array(text.utf8).withUnsafeBufferPointer { copy($0) } }
+    }
+
+    /// Appends a copy of bytes written earlier.
+    mutating func append(copyOf range: Range<Int>) {
+        precondition(range.upperBound <= count)
+        copy(UnsafeBufferPointer(rebasing: buffer[range]))
+    }
+
+    private mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(count + bytes.count <= buffer.count, "PathComposer capacity")
+        guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+        (target + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Drops what was written after `length` bytes.
+    mutating func truncate(to length: Int) {
+        precondition(length <= count)
+        count = length
+    }
+
+    /// The bytes in `range`, valid while the composer is.
+    func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        precondition(range.upperBound <= count)
+        return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[range])
+    }
+
+    /// The bytes in `range`, as UTF-8 code units.
+    func withUTF8<R>(in range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        precondition(range.upperBound <= count)
+        return try body(UnsafeBufferPointer(rebasing: buffer[range]))
+    }
+
+    /// The key parts of the directory spelled by `range` (`Hashing.directory` of the same text).
+    func directoryKey(_ range: Range<Int>) -> DirectoryKey {
+        let text = bytes(range)
+        return DirectoryKey(hash: Hashing.directory(text), check: Hashing.directoryCheck(text))
+    }
+}
+
+/// A directory's key hash and the check stored in its records, without its path.
+struct DirectoryKey: Sendable {
+    let hash: UInt64
+    let check: UInt32
+}

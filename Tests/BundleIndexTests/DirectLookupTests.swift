@@ -1,0 +1,81 @@
+// The allocation-free lookup (Query/DirectLookup.swift) must be a shortcut, never a different
+// answer: it is checked against the general lookup on every path query of the generated
+// conformance bundles, under both profiles, and on the cases it must leave alone.
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Allocation-free lookup")
+struct DirectLookupTests {
+    @Test("only plain names, types and subdirectories take the shortcut")
+    func acceptedQueries() {
+        let accepted: [(String?, String?, String?)] = [
+            ("Icon", "png", nil), ("Icon.png", nil, nil), ("Icon", ".png", nil), ("Icon", "", ""),
+            ("a", "b", "Images"), ("a", "b", "Images/Small"), ("...", nil, "x.lproj"), ("a", "..", nil),
+        ]
+        for (name, type, dir) in accepted {
+            #expect(DirectLookup.accepts(name: name, type: type, subdirectory: dir), "\(String(describing: (name, type, dir)))")
+        }
+        let refused: [(String?, String?, String?)] = [
+            (nil, "png", nil), ("", "png", nil), (".", nil, nil), ("..", "png", nil), ("a/b", nil, nil), ("dir/", nil, nil),
+            ("a", "b/c", nil), ("a", "b", "/Images"), ("a", "b", "Images/"), ("a", "b", "x//y"),
+            ("a", "b", "../x"), ("a", "b", "x/.."), ("a", "b", "./x"), ("a", "b", "."),
+        ]
+        for (name, type, dir) in refused {
+            #expect(!DirectLookup.accepts(name: name, type: type, subdirectory: dir), "\(String(describing: (name, type, dir)))")
+        }
+    }
+
+    @Test("answers as the general lookup on every generated path query, both profiles")
+    func sameAnswersAsGeneralLookup() throws {
+        let corpus = try Conformance.corpus.get()
+        let contexts: [SearchContext] = [.foundationLinux, .apple(languages: ["fr", "en"], platform: .ios, device: .ipad)]
+        var compared = 0, shortcut = 0, found = 0
+        for file in corpus.genFiles.prefix(12) {
+            let root = (file as NSString).deletingLastPathComponent
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+            let bundleName = try #require(doc["bundle"] as? String)
+            let cases = try #require(doc["cases"] as? [[String: Any]])
+            let scratch = makeTempDirectory(prefix: "bundleidx-direct")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
+            let reader = try IndexReader(path: scratch + "/index")
+            for context in contexts {
+                let bundle = try #require(try reader.bundle(atPath: root + "/" + bundleName, context: context))
+                for c in cases {
+                    guard let q = c["q"] as? [String: Any], ["path", "url"].contains(q["op"] as? String),
+                          q["loc"] == nil else { continue }
+                    let (name, type, dir) = (q["name"] as? String, q["type"] as? String, q["dir"] as? String)
+                    let general = try bundle.hit(name, type, dir, .unspecified)
+                    let generalPath = general.map(bundle.absolute)
+                    #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir) == generalPath,
+                            "\(bundleName) \(String(describing: q))")
+                    #expect(try bundle.resource(named: name, ofType: type, inDirectory: dir) == general)
+                    let bytes = try bundle.withPath(forResource: name, ofType: type, inDirectory: dir) { String(decoding: $0, as: UTF8.self) }
+                    #expect(bytes == generalPath)
+                    compared += 1
+                    if let name, DirectLookup.accepts(name: name, type: type, subdirectory: dir) { shortcut += 1 }
+                    if general != nil { found += 1 }
+                }
+            }
+        }
+        // The corpus must exercise the shortcut, with hits and misses.
+        #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
+    }
+
+    @Test("§6 device variants are chosen by the shortcut as by the general lookup")
+    func deviceVariants() throws {
+        let fixture = try BundleFixture([
+            "Pad.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.pad"]),
+            "Pad.app/Icon.png": "", "Pad.app/Icon~ipad.png": "", "Pad.app/Art/Icon~iphone.png": "", "Pad.app/Art/Icon.png": "",
+        ])
+        let pad = try fixture.bundle("Pad.app", context: .apple(languages: ["en"], platform: .ios, device: .ipad))
+        #expect(try pad.path(forResource: "Icon", ofType: "png") == fixture.root + "/Pad.app/Icon~ipad.png")
+        #expect(try pad.withPath(forResource: "Icon", ofType: "png") { String(decoding: $0, as: UTF8.self) }
+                == fixture.root + "/Pad.app/Icon~ipad.png")
+        #expect(try pad.path(forResource: "Icon", ofType: "png", inDirectory: "Art") == fixture.root + "/Pad.app/Art/Icon.png")
+        let phone = try fixture.bundle("Pad.app", context: .apple(languages: ["en"], platform: .ios, device: .iphone))
+        #expect(try phone.path(forResource: "Icon", ofType: "png", inDirectory: "Art") == fixture.root + "/Pad.app/Art/Icon~iphone.png")
+        #expect(try phone.resource(named: "Icon", ofType: "png", inDirectory: "Art")?.relativePath == "Art/Icon~iphone.png")
+    }
+}
