@@ -60,16 +60,18 @@ func registerQueries(fixture: Fixture, kind: String, timing: Benchmark.Configura
         }
         // No spaces: package-benchmark writes threshold files with "_" for " " but reads them by
         // the plain name, so a name with spaces never finds its thresholds.
-        Benchmark("gate-\(fixture.label)-\(kind)\(suffix.replacingOccurrences(of: " ", with: "-"))", configuration: gate) { benchmark in
-            let i = benchmark.currentIteration
-            benchmark.startMeasurement()
-            let answer = try cases.indexedLookup(i)
-            benchmark.stopMeasurement()
-            blackHole(answer)
-            if let reads = cases.reads { benchmark.measurement(storeReads, reads[i % reads.count]) }
+        registerGate("gate-\(fixture.label)-\(kind)\(suffix.replacingOccurrences(of: " ", with: "-"))", gate, cases,
+                     cases.indexedLookup)
+    }
+    if kind != "paths" {
+        // The allocation-free API: the path's bytes instead of a String.
+        let cases = QueryCases(fixture: fixture, kind: kind, context: .foundationLinux)
+        Benchmark("\(prefix) bundleidx withPath", configuration: timing) { benchmark in
+            blackHole(try cases.indexedLookupBytes(benchmark.currentIteration))
         } setup: {
             try cases.prepareIndexed()
         }
+        registerGate("gate-\(fixture.label)-\(kind)-withPath", gate, cases, cases.indexedLookupBytes)
     }
     let cases = QueryCases(fixture: fixture, kind: kind, context: .foundationLinux)
     Benchmark("\(prefix) Foundation warm", configuration: timing) { benchmark in
@@ -84,6 +86,21 @@ func registerQueries(fixture: Fixture, kind: String, timing: Benchmark.Configura
     }
     Benchmark("\(prefix) Foundation fresh", configuration: timing) { benchmark in
         blackHole(cases.freshFoundationLookup(benchmark.currentIteration))
+    }
+}
+
+/// A deterministic-metrics benchmark: mallocs of `lookup` alone, and the store reads of each case.
+func registerGate(_ name: String, _ gate: Benchmark.Configuration, _ cases: QueryCases,
+                  _ lookup: @escaping @Sendable (Int) throws -> Int) {
+    Benchmark(name, configuration: gate) { benchmark in
+        let i = benchmark.currentIteration
+        benchmark.startMeasurement()
+        let answer = try lookup(i)
+        benchmark.stopMeasurement()
+        blackHole(answer)
+        if let reads = cases.reads { benchmark.measurement(storeReads, reads[i % reads.count]) }
+    } setup: {
+        try cases.prepareIndexed()
     }
 }
 

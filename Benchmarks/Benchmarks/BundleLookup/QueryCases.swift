@@ -62,6 +62,13 @@ final class QueryCases: @unchecked Sendable {
         return try bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory)?.utf8.count ?? 0
     }
 
+    /// The same lookup through `withPath`, which hands out the path's bytes instead of a String.
+    @inline(__always)
+    func indexedLookupBytes(_ i: Int) throws -> Int {
+        let (bundle, q) = indexed[i % indexed.count]
+        return try bundle.withPath(forResource: q.name, ofType: q.type, inDirectory: q.directory) { $0.count } ?? 0
+    }
+
     @inline(__always)
     func foundationLookup(_ i: Int) -> Int {
         let (bundle, q) = foundation[i % foundation.count]
