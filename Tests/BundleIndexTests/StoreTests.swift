@@ -11,6 +11,22 @@ struct StoreTests {
         "B.app/Info.plist": infoPlist(["CFBundleIdentifier": "b"]), "B.app/b.txt": "b",
     ]
 
+    @Test("an open reader's generation follows every commit, and stays put without one")
+    func generationFollowsCommits() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let reader = try f.reader()
+        let first = try reader.generation()
+        #expect(try reader.generation() == first)
+        try f.build()
+        #expect(try reader.generation() == first + 1)
+        #expect(try reader.generation() == first + 1)
+        try f.add(["A.app/c.txt": "c"])
+        try f.build()
+        #expect(try reader.generation() == first + 2)
+        #expect(try reader.statistics().generation == first + 2)
+    }
+
     @Test("a missing index path is reported as missing")
     func missing() {
         #expect(throws: IndexError.missing(path: "/nonexistent/bundleidx")) {

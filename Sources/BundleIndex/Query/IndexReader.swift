@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -60,9 +62,19 @@ public final class IndexReader: Sendable {
     /// Raised by every build and every batch a watcher applies: an `IndexedBundle` reflects
     /// the generation it was opened in (its resources are looked up live, its Info.plist facts
     /// and search list are not) — open it again when this moves.
+    ///
+    /// Cheap enough to ask before every query: the generation is read again only when LMDB's
+    /// newest transaction id moved (a look at the lock file's shared memory, no transaction).
     public func generation() throws -> UInt64 {
-        try store.read { try $0.metaU64(.generation) } ?? 0
+        let newest = store.environment.newestTransactionID()
+        if let known = lastGeneration.withLock({ $0 }), known.transaction == newest { return known.generation }
+        let (transaction, generation) = try store.read { snap in (snap.transactionID, try snap.metaU64(.generation) ?? 0) }
+        lastGeneration.withLock { $0 = (transaction, generation) }
+        return generation
     }
+
+    /// The generation read last, with the transaction it was read in.
+    private let lastGeneration = Mutex<(transaction: UInt64, generation: UInt64)?>(nil)
 
     public func statistics() throws -> IndexStatistics {
         try store.read { snap in

@@ -37,6 +37,9 @@ struct IndexSnapshot {
 
     var reads: Int { txn.reads }
 
+    /// The id of the commit this snapshot shows.
+    var transactionID: UInt64 { txn.id }
+
     func bundle(path: String) throws -> BundleRecord? {
         var key = path
         return try key.withUTF8 { k in

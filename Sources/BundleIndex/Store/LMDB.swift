@@ -127,6 +127,14 @@ final class LMDBEnvironment: @unchecked Sendable {
         return dbi
     }
 
+    /// The id of the newest committed transaction (`mdb_env_info`'s `me_last_txnid`): it moves
+    /// with every commit, so a reader can tell the index changed without starting a transaction.
+    func newestTransactionID() -> UInt64 {
+        var info = MDB_envinfo()
+        guard mdb_env_info(handle, &info) == 0 else { return 0 }
+        return UInt64(info.me_last_txnid)
+    }
+
     /// Bytes of the data file in use according to the newest meta page (what `stats` reports).
     func usedBytes() -> Int {
         var info = MDB_envinfo()
@@ -197,6 +205,9 @@ final class LMDBTransaction: @unchecked Sendable {
         reads = 0
         try check(mdb_txn_renew(txn))
     }
+
+    /// `mdb_txn_id`: the snapshot's transaction id.
+    var id: UInt64 { handle.map { UInt64(mdb_txn_id($0)) } ?? 0 }
 
     func commit() throws {
         guard let txn = handle else { return }
