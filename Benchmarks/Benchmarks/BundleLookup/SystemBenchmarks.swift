@@ -5,9 +5,11 @@ import Foundation
 /// Build throughput next to `find ROOT -type f` over the same tree, both with a warm dentry
 /// and page cache (the warmup iteration walks the tree first).
 func registerBuild(fixture: Fixture) {
+    // maxDuration must fit the warmup and a few builds of the largest tree (1M: ~9 s each);
+    // with 20 s the 1M row came out empty.
     let config = Benchmark.Configuration(
         metrics: [.wallClock, .throughput, .peakMemoryResident], timeUnits: .milliseconds,
-        warmupIterations: 1, maxDuration: .seconds(20), maxIterations: 5)
+        warmupIterations: 1, maxDuration: .seconds(120), maxIterations: 5)
     let scratch = NSTemporaryDirectory() + "bundleidx-bench-build-\(getpid())"
     Benchmark("\(fixture.label) build", configuration: config) { benchmark in
         try? FileManager.default.removeItem(atPath: scratch)
