@@ -63,4 +63,64 @@ struct FileNameTests {
         #expect(PathComponents.removingDotSegments("Images/../x.png") == "x.png")
         #expect(PathComponents.removingDotSegments("/Images//i.png") == "/Images//i.png")
     }
+
+    /// `_CFBundleCheckFileProductAndPlatform` written directly from §6 on the whole path
+    /// `prefix + component`: the reference for `classify(prefix:component:)`, which searches
+    /// the two parts without joining them.
+    private func referenceClassify(_ s: VariantSuffixes, path: String, lprojNameLength: Int) -> VariantKind {
+        let u = Array(path.utf8)
+        let range = Array(u[min(lprojNameLength, u.count)...])
+        func has(_ needle: String) -> Bool {
+            let n = Array(needle.utf8)
+            guard n.count <= range.count else { return false }
+            return (0...(range.count - n.count)).contains { range[$0..<($0 + n.count)].elementsEqual(n) }
+        }
+        var product = false, platform = false, wrong = false
+        if range.contains(UInt8(ascii: "~")) && s.product.utf8.count != 1 {
+            if has(s.product) { product = true } else { wrong = s.supportedProducts.contains { range.starts(with: Array($0.utf8)) } }
+        }
+        if !wrong && range.contains(UInt8(ascii: "-")) {
+            if has(s.platform) { platform = true } else { wrong = s.supportedPlatforms.contains { range.starts(with: Array($0.utf8)) } }
+        }
+        if wrong { return .unmatched }
+        return product ? (platform ? .productAndPlatform : .product) : (platform ? .platform : .plain)
+    }
+
+    @Test("§6 the previous-path check and the stripped-name match agree with their plain definitions")
+    func variantChecksWithoutJoining() {
+        let contexts: [SearchContext] = [.foundationLinux, .apple(languages: ["en"], platform: .ios, device: .ipad),
+                                         .apple(languages: ["en"], platform: .ios, device: .iphone),
+                                         .apple(languages: ["en"], platform: .tvos), .apple(languages: ["en"], platform: .macos)]
+        let prefixes = ["", "en.lproj/", "iphone/", "ipad~x/", "en.lproj/iphoneos-a/", "Base.lproj/s-ios/", "a-linux/"]
+        let stems = ["Icon", "a-b", "-x", "x~", "iphone", "ipad-ios"]
+        let suffixes = ["", "~ipad", "~iphone", "-iphoneos", "-iphoneos~ipad", "-linux", "-macos~ipad", "~appletv", "-tvos"]
+        let types = ["", ".png", ".tar.gz", "."]
+        var checked = 0
+        for context in contexts {
+            let s = context.suffixes
+            for stem in stems {
+                for suffix in suffixes {
+                    for type in types {
+                        let name = stem + suffix + type
+                        for component in [name, name + "/"] {
+                            for prefix in prefixes {
+                                let lproj = prefix.hasSuffix(".lproj/") || prefix.contains(".lproj/")
+                                    ? prefix.split(separator: "/")[0].utf16.count : 0
+                                #expect(s.classify(prefix: prefix, component: component, lprojNameLength: lproj)
+                                        == referenceClassify(s, path: prefix + component, lprojNameLength: lproj),
+                                        "\(context.suffixes.platform) \(prefix)\(component)")
+                                checked += 1
+                            }
+                        }
+                        let (kind, stripped) = s.analyse(name)
+                        #expect(s.variantKind(of: name, strippingTo: stem + type) == (stripped == stem + type ? kind : nil))
+                        if let stripped {
+                            #expect(s.variantKind(of: name, strippingTo: stripped) == kind)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked > 5000)
+    }
 }

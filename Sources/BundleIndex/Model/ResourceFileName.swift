@@ -50,6 +50,24 @@ struct VariantSuffixes: Hashable, Sendable {
     let supportedPlatforms: [String]
     let supportedProducts: [String]
 
+    // The same texts as bytes, once: every lookup that meets a variant compares against them.
+    private let platformBytes: [UInt8]
+    private let productBytes: [UInt8]
+    private let supportedPlatformBytes: [[UInt8]]
+    private let supportedProductBytes: [[UInt8]]
+
+    init(platform: String, product: String, productSearch: Bool, supportedPlatforms: [String], supportedProducts: [String]) {
+        self.platform = platform
+        self.product = product
+        self.productSearch = productSearch
+        self.supportedPlatforms = supportedPlatforms
+        self.supportedProducts = supportedProducts
+        platformBytes = Array(platform.utf8)
+        productBytes = Array(product.utf8)
+        supportedPlatformBytes = supportedPlatforms.map { Array($0.utf8) }
+        supportedProductBytes = supportedProducts.map { Array($0.utf8) }
+    }
+
     static let linux = VariantSuffixes(platform: "-linux", product: "~", productSearch: false,
                                        supportedPlatforms: [], supportedProducts: [])
 
@@ -77,9 +95,30 @@ struct VariantSuffixes: Hashable, Sendable {
     /// tested (its range ends at a matched product or that dot). Returns the variant kind and the
     /// name with the matched suffixes removed (nil when nothing matched).
     func analyse(_ name: String) -> (kind: VariantKind, stripped: String?) {
-        let b = Array(name.utf8)
-        guard b.count > 1 else { return (.plain, nil) }
-        let platformBytes = Array(platform.utf8), productBytes = Array(product.utf8)
+        name.withUTF8Bytes { b in
+            guard let (kind, removed) = match(b) else { return (.plain, nil) }
+            var out = Array(b[..<removed.lowerBound])
+            out += b[removed.upperBound...]
+            return (kind, String(decoding: out, as: UTF8.self))
+        }
+    }
+
+    /// `analyse(entry)` when its stripped name is `name`, else nil — without building the
+    /// stripped name (the query path meets this for every variant it chooses between).
+    func variantKind(of entry: String, strippingTo name: String) -> VariantKind? {
+        entry.withUTF8Bytes { e in
+            name.withUTF8Bytes { n in
+                guard let (kind, removed) = match(e), e.count - removed.count == n.count,
+                      e[..<removed.lowerBound].elementsEqual(n[..<removed.lowerBound]),
+                      e[removed.upperBound...].elementsEqual(n[removed.lowerBound...]) else { return nil }
+                return kind
+            }
+        }
+    }
+
+    /// The variant kind of a name and the byte range of its matched suffixes.
+    private func match(_ b: UnsafeBufferPointer<UInt8>) -> (VariantKind, Range<Int>)? {
+        guard b.count > 1 else { return nil }
         var dot = b.count
         var product: Range<Int>?
         var platformRange: Range<Int>?
@@ -97,42 +136,53 @@ struct VariantSuffixes: Hashable, Sendable {
             }
             i -= 1
         }
-        let kind: VariantKind
-        switch (product != nil, platformRange != nil) {
-        case (true, true): kind = .productAndPlatform
-        case (true, false): kind = .product
-        case (false, true): kind = .platform
-        case (false, false): return (.plain, nil)
-        }
         // The platform range ends where the product starts, so one contiguous range goes.
-        let start = platformRange?.lowerBound ?? product!.lowerBound
-        let end = product?.upperBound ?? platformRange!.upperBound
-        var out = b
-        out.removeSubrange(start..<end)
-        return (kind, String(decoding: out, as: UTF8.self))
+        switch (product, platformRange) {
+        case let (product?, platform?): return (.productAndPlatform, platform.lowerBound..<product.upperBound)
+        case let (product?, nil): return (.product, product)
+        case let (nil, platform?): return (.platform, platform)
+        case (nil, nil): return nil
+        }
     }
 
-    /// `_CFBundleCheckFileProductAndPlatform` on a path already in the table. It searches the
-    /// whole path after the lproj name (directory parts included), not just the file name.
-    func classify(previousPath path: String, lprojNameLength: Int) -> VariantKind {
-        let u = Array(path.utf8)
-        let range = Array(u[min(lprojNameLength, u.count)...])
-        var foundProduct = false, foundPlatform = false, wrong = false
-        if range.contains(UInt8(ascii: "~")) && product.utf8.count != 1 {
-            if contains(range, Array(product.utf8)) { foundProduct = true }
-            else { wrong = supportedProducts.contains { range.starts(with: Array($0.utf8)) } }
+    /// `_CFBundleCheckFileProductAndPlatform` on a path already in the table, `prefix + component`
+    /// (the step's `[lproj/][sub/]` and the entry). It searches the whole path after the lproj
+    /// name (directory parts included), not just the file name.
+    func classify(prefix: String, component: String, lprojNameLength: Int) -> VariantKind {
+        prefix.withUTF8Bytes { p in
+            component.withUTF8Bytes { c in
+                // What CF searches is `p[lprojNameLength...] + c`. A non-empty prefix ends in `/`
+                // and no suffix or name searched for contains one, so a match never spans the two
+                // parts, and "starts with" is decided by the first non-empty part alone.
+                let head = UnsafeBufferPointer(rebasing: p[min(lprojNameLength, p.count)...])
+                let first = head.isEmpty ? c : head
+                func has(_ byte: UInt8) -> Bool { head.contains(byte) || c.contains(byte) }
+                func has(_ needle: [UInt8]) -> Bool { Self.contains(head, needle) || Self.contains(c, needle) }
+                var foundProduct = false, foundPlatform = false, wrong = false
+                if has(UInt8(ascii: "~")) && productBytes.count != 1 {
+                    if has(productBytes) { foundProduct = true }
+                    else { wrong = supportedProductBytes.contains { first.starts(with: $0) } }
+                }
+                if !wrong && has(UInt8(ascii: "-")) {
+                    if has(platformBytes) { foundPlatform = true }
+                    else { wrong = supportedPlatformBytes.contains { first.starts(with: $0) } }
+                }
+                if wrong { return .unmatched }
+                switch (foundProduct, foundPlatform) {
+                case (true, true): return .productAndPlatform
+                case (true, false): return .product
+                case (false, true): return .platform
+                case (false, false): return .plain
+                }
+            }
         }
-        if !wrong && range.contains(UInt8(ascii: "-")) {
-            if contains(range, Array(platform.utf8)) { foundPlatform = true }
-            else { wrong = supportedPlatforms.contains { range.starts(with: Array($0.utf8)) } }
-        }
-        if wrong { return .unmatched }
-        switch (foundProduct, foundPlatform) {
-        case (true, true): return .productAndPlatform
-        case (true, false): return .product
-        case (false, true): return .platform
-        case (false, false): return .plain
-        }
+    }
+
+    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        return false
     }
 
     /// The replacement rule of `_createQueryTableAtPath` for a variant that maps onto a name
@@ -144,11 +194,13 @@ struct VariantSuffixes: Hashable, Sendable {
         case .productAndPlatform, .unmatched: return false
         }
     }
+}
 
-    private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
-        for start in 0...(haystack.count - needle.count)
-        where haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
-        return false
+extension String {
+    /// The UTF-8 bytes of the string, without a copy for native strings (the copy is for
+    /// foreign, bridged ones).
+    func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
+        return try Array(utf8).withUnsafeBufferPointer(body)
     }
 }

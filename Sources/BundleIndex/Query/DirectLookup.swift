@@ -85,16 +85,21 @@ enum DirectLookup {
                         try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: flags))
                     })
                 case .several(let entries):
-                    // Variants to choose between (§6): decoded and spelled as Strings, which allocates.
+                    // Variants to choose between (§6): the record's entries are decoded.
                     let lookup = text.withUTF8(in: lookupName) { String(decoding: $0, as: UTF8.self) }
                     let prefix = subdirectory.map { ResourceSearch.prefix(plan.steps[step], $0) } ?? plan.plainPrefixes[step]
                     guard let chosen = ResourceSearch.choose(among: entries, for: lookup, step: plan.steps[step], prefix: prefix,
                                                              suffixes: plan.context.suffixes) else { continue }
                     if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
-                    var path = text.withUTF8(in: lookupName.upperBound..<text.count) { String(decoding: $0, as: UTF8.self) }
-                    path += text.count > directoryStart ? "/" + chosen.name : chosen.name
-                    answer = .found(try path.withUTF8 { path in
-                        try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: chosen.flags))
+                    if text.count > directoryStart { text.append(slash) }
+                    // The chosen name may be longer than the lookup name: spelled in a buffer of its own.
+                    let directory = lookupName.upperBound..<text.count
+                    answer = .found(try PathComposer.compose(capacity: directory.count + chosen.name.utf8.count) { path in
+                        path.append(text, directory)
+                        path.append(chosen.name)
+                        return try path.withUTF8(in: 0..<path.count) { path in
+                            try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: chosen.flags))
+                        }
                     })
                 }
                 return answer

@@ -160,10 +160,9 @@ struct ResourceSearch {
                 if current == nil { current = e }
                 continue
             }
-            let (kind, stripped) = suffixes.analyse(e.name)
-            guard stripped == name else { continue }
+            guard let kind = suffixes.variantKind(of: e.name, strippingTo: name) else { continue }
             guard let previous = current else { current = e; continue }
-            let previousKind = suffixes.classify(previousPath: pre + previous.pathComponent, lprojNameLength: lprojLength)
+            let previousKind = suffixes.classify(prefix: pre, component: previous.pathComponent, lprojNameLength: lprojLength)
             if VariantSuffixes.replaces(previous: previousKind, with: kind) { current = e }
         }
         return current

@@ -45,6 +45,12 @@ struct PathComposer: ~Copyable {
         count += bytes.count
     }
 
+    /// Appends bytes another composer holds.
+    mutating func append(_ other: borrowing PathComposer, _ range: Range<Int>) {
+        precondition(range.upperBound <= other.count)
+        copy(UnsafeBufferPointer(rebasing: other.buffer[range]))
+    }
+
     /// Drops what was written after `length` bytes.
     mutating func truncate(to length: Int) {
         precondition(length <= count)
