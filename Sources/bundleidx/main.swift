@@ -14,6 +14,8 @@ do {
         var command = try BundleIdx.parseAsRoot()
         try command.run()
     }
+} catch let code as ExitCode {
+    exit(code.rawValue)   // as BundleIdx.exit(withError:) does (no message), without its help machinery
 } catch {
     if BundleIdx.exitCode(for: error) == .validationFailure {
         writeStderr(BundleIdx.fullMessage(for: error) + "\n")
