@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// What Foundation's static module links (its autolink entries): BundleIndex is compiled against
+/// the shared Foundation, whose entries name only libFoundation, so a static link needs the rest.
+let staticFoundationLibraries = ["CoreFoundation", "_FoundationICU", "FoundationInternationalization",
+                                 "_FoundationCShims", "FoundationEssentials", "_FoundationCollections",
+                                 "swiftSynchronization", "swiftDispatch", "dispatch", "BlocksRuntime"].map { "-l" + $0 }
+
 let package = Package(
     name: "bundleidx",
     platforms: [.macOS(.v13)],
@@ -35,7 +41,12 @@ let package = Package(
                 "BundleIndex",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // A release CLI carries its Swift runtime and Foundation inside: a fresh
+            // `bundleidx query` then skips loading and symbol-binding ~15 shared libraries,
+            // which cost more than the lookup itself (docs/performance-notes.md, "Fresh-process
+            // start-up"). Debug builds (tests) stay dynamic: faster links, same code.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"] + staticFoundationLibraries, .when(configuration: .release))]
         ),
         .testTarget(
             name: "BundleIndexTests",

@@ -46,7 +46,10 @@ struct IndexOptions: ParsableArguments {
         valueName: "path"))
     var index: String?
 
-    var resolvedPath: String {
+    var resolvedPath: String { Self.resolvedPath(index) }
+
+    /// `--index` when given, else the environment's default location (the order --help lists).
+    static func resolvedPath(_ index: String?) -> String {
         if let index { return index }
         func env(_ name: String) -> String? {
             guard let v = getenv(name) else { return nil }
@@ -58,10 +61,12 @@ struct IndexOptions: ParsableArguments {
         return (env("HOME") ?? ".") + "/.cache/bundleidx"
     }
 
-    func openReader() throws -> IndexReader {
-        CrashGuard.install(indexPath: resolvedPath)
+    func openReader() throws -> IndexReader { try Self.openReader(at: resolvedPath) }
+
+    static func openReader(at path: String) throws -> IndexReader {
+        CrashGuard.install(indexPath: path)
         do {
-            return try IndexReader(path: resolvedPath)
+            return try IndexReader(path: path)
         } catch {
             throw fail(error)
         }
@@ -124,7 +129,7 @@ struct ContextOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Search rules: apple (the documented pattern for your languages and device) or foundation-linux (exactly what Foundation answers on Linux).",
         valueName: "profile"))
-    var profile: SearchContext.Profile = .apple
+    var profile = Self.defaultProfile
 
     @Option(name: .customLong("lang"), help: ArgumentHelp(
         "Preferred languages, most preferred first (comma-separated or repeated), e.g. en-GB,fr.",
@@ -133,7 +138,7 @@ struct ContextOptions: ParsableArguments {
     var languages: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Platform whose -platform variants and Info.plist keys apply: linux, macos, ios, tvos, watchos.", valueName: "platform"))
-    var platform: SearchContext.Platform = .linux
+    var platform = Self.defaultPlatform
 
     @Option(name: .long, help: ArgumentHelp("Device whose ~device variants apply (ios: iphone, ipad, ipod); ignored on linux and macos.", valueName: "device"))
     var device: SearchContext.Device?
@@ -144,7 +149,13 @@ struct ContextOptions: ParsableArguments {
         }
     }
 
-    var context: SearchContext {
+    static let defaultProfile = SearchContext.Profile.apple
+    static let defaultPlatform = SearchContext.Platform.linux
+
+    var context: SearchContext { Self.context(profile: profile, languages: languages, platform: platform, device: device) }
+
+    static func context(profile: SearchContext.Profile, languages: [String] = [],
+                        platform: SearchContext.Platform = defaultPlatform, device: SearchContext.Device? = nil) -> SearchContext {
         switch profile {
         case .foundationLinux: return .foundationLinux
         case .apple:

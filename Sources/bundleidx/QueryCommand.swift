@@ -77,23 +77,8 @@ struct QueryCommand: ParsableCommand {
         let reader = try options.openReader()
         let context = search.context
         if batch { return try runBatch(reader, context) }
-        let b = try openBundle(reader, bundle!, context)
-        let hit: ResourceHit?
-        do {
-            if let localization {
-                hit = try b.resource(named: name, ofType: type, inDirectory: dir, forLocalization: localization)
-            } else {
-                hit = try b.resource(named: name, ofType: type, inDirectory: dir)
-            }
-        } catch { throw fail(error) }
-        let path = hit.map { $0.relativePath == "." ? b.bundlePath : b.bundlePath + "/" + $0.relativePath }
-        if json {
-            print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
-                                   ("isDirectory", .bool(hit?.isDirectory ?? false))]))
-        } else if let path {
-            print(path)
-        }
-        if hit == nil { throw Exit.notFound }
+        try ResourceQuery(bundle: bundle!, name: name, type: type, directory: dir, localization: localization, json: json)
+            .answer(reader, context)
     }
 
     private func runBatch(_ reader: IndexReader, _ context: SearchContext) throws {
@@ -104,6 +89,37 @@ struct QueryCommand: ParsableCommand {
             // pipe reads each answer before it sends the next query.
             writeStdout(engine.answer(jsonLine: line) + "\n")
         }
+    }
+}
+
+/// One lookup as `bundleidx query` answers it: prints the path (or a JSON object) and throws
+/// `Exit.notFound` when nothing matches. Shared by `QueryCommand` and `PlainQueryLine`.
+struct ResourceQuery {
+    var bundle: String
+    var name: String?
+    var type: String?
+    var directory: String?
+    var localization: String?
+    var json: Bool
+
+    func answer(_ reader: IndexReader, _ context: SearchContext) throws {
+        let b = try openBundle(reader, bundle, context)
+        let hit: ResourceHit?
+        do {
+            if let localization {
+                hit = try b.resource(named: name, ofType: type, inDirectory: directory, forLocalization: localization)
+            } else {
+                hit = try b.resource(named: name, ofType: type, inDirectory: directory)
+            }
+        } catch { throw fail(error) }
+        let path = hit.map { $0.relativePath == "." ? b.bundlePath : b.bundlePath + "/" + $0.relativePath }
+        if json {
+            print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
+                                   ("isDirectory", .bool(hit?.isDirectory ?? false))]))
+        } else if let path {
+            print(path)
+        }
+        if hit == nil { throw Exit.notFound }
     }
 }
 

@@ -33,6 +33,37 @@ struct CLITests {
         #expect(try cli(f, ["build", f.root + "/missing"]).status == 4)
     }
 
+    @Test("a plain query line (parsed without ArgumentParser) answers as ArgumentParser's parse does")
+    func plainQueryLineAgreesWithArgumentParser() throws {
+        let f = try Self.fixture()
+        try f.build()
+        let phone = f.root + "/Phone.app"
+        let queries: [(index: String, arguments: [String])] = [
+            (f.indexPath, ["com.example.phone", "icon", "--type", "png"]),
+            (f.indexPath, [phone, "icon", "--type", "png", "--profile", "foundation-linux"]),
+            (f.indexPath, ["--profile", "apple", phone, "icon", "--type", "png"]),
+            (f.indexPath, ["--json", "com.example.phone", "Localizable", "--type", "strings"]),
+            (f.indexPath, ["com.example.phone", "Localizable", "--type", "strings", "--localization", "en"]),
+            (f.indexPath, ["com.example.phone", "Localizable", "--dir", "en.lproj", "--type", "strings"]),
+            (f.indexPath, ["com.example.phone", "nope", "--type", "png", "--json"]),
+            (f.indexPath, [phone, "en", "--type", "lproj"]),
+            (f.indexPath, ["com.example.none", "icon"]),
+            (f.indexPath, ["help", "icon"]),
+            (f.root + "/no-index", ["com.example.phone", "icon", "--type", "png"]),
+        ]
+        for (index, arguments) in queries {
+            let plain = try run([bundleidxBinary, "query", "--index", index] + arguments)
+            // `--index=PATH` is a spelling PlainQueryLine leaves to ArgumentParser.
+            let parsed = try run([bundleidxBinary, "query", "--index=" + index] + arguments)
+            #expect(plain == parsed, "\(arguments)")
+        }
+        // Lines it does not recognise still get ArgumentParser's usage errors.
+        #expect(try cli(f, ["query", "com.example.phone", "icon", "--profile", "bogus"]).status == 2)
+        #expect(try cli(f, ["query", "com.example.phone", "icon", "--type", "jpg", "--type", "png"]).stdout
+                == f.root + "/Phone.app/icon-linux.png\n", "ArgumentParser takes the last of a repeated option")
+        #expect(try cli(f, ["query", "com.example.phone", "icon", "extra"]).status == 2)
+    }
+
     @Test("--json answers carry the path and the directory flag")
     func json() throws {
         let f = try Self.fixture()
