@@ -3,6 +3,13 @@ import PackageDescription
 
 // A package of its own so that `swift test` in the main package never builds
 // package-benchmark (its first release build takes minutes on small machines).
+/// ../Package.swift links the release `bundleidx` with these flags; the baselines get the same.
+let staticLikeBundleidx: [LinkerSetting] = [.unsafeFlags(
+    ["-static-stdlib"] + ["CoreFoundation", "_FoundationICU", "FoundationInternationalization", "_FoundationCShims",
+                          "FoundationEssentials", "_FoundationCollections", "swiftSynchronization", "swiftDispatch",
+                          "dispatch", "BlocksRuntime"].map { "-l" + $0 },
+    .when(configuration: .release))]
+
 let package = Package(
     name: "bundleidx-benchmarks",
     platforms: [.macOS(.v13)],
@@ -24,9 +31,11 @@ let package = Package(
             path: "Benchmarks/BundleLookup",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // Fresh-process baselines, built exactly like bundleidx (swift build -c release).
-        .executableTarget(name: "HelloWorld"),
-        .executableTarget(name: "FoundationOnly"),
+        // Fresh-process baselines, built exactly like bundleidx: swift build -c release, with the
+        // release CLI's static Swift runtime and Foundation (the linker settings of the
+        // `bundleidx` target in ../Package.swift; keep the two lists alike).
+        .executableTarget(name: "HelloWorld", linkerSettings: staticLikeBundleidx),
+        .executableTarget(name: "FoundationOnly", linkerSettings: staticLikeBundleidx),
         // A bare lookup loop for perf / callgrind.
         .executableTarget(name: "QueryProfile", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
     ]

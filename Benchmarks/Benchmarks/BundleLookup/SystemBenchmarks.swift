@@ -26,8 +26,9 @@ func registerBuild(fixture: Fixture) {
 }
 
 /// A fresh `bundleidx query` process next to the two smallest Swift programs built the same way
-/// (`swift build -c release` in Benchmarks/): one printing hello, one that imports Foundation.
-/// Their difference is what bundleidx itself costs at startup.
+/// (`swift build -c release` in Benchmarks/, static Swift runtime and Foundation like the release
+/// CLI): one printing hello, one making a single Foundation call. Their difference is what
+/// bundleidx itself costs at startup.
 func registerProcesses(fixture: Fixture) {
     let config = Benchmark.Configuration(
         metrics: [.wallClock, .throughput], timeUnits: .microseconds,
