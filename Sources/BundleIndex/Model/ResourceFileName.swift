@@ -78,8 +78,18 @@ struct VariantSuffixes: Hashable, Sendable {
     /// name with the matched suffixes removed (nil when nothing matched).
     func analyse(_ name: String) -> (kind: VariantKind, stripped: String?) {
         let b = Array(name.utf8)
-        guard b.count > 1 else { return (.plain, nil) }
-        let platformBytes = Array(platform.utf8), productBytes = Array(product.utf8)
+        guard let (kind, suffix) = b.withUnsafeBufferPointer({ variantSuffix(in: $0) }) else { return (.plain, nil) }
+        var out = b
+        out.removeSubrange(suffix)
+        return (kind, String(decoding: out, as: UTF8.self))
+    }
+
+    /// The part of `analyse`'s algorithm that allocates nothing: the kind and the byte range
+    /// of the matched suffixes (the platform range ends where the product starts, so it is one
+    /// contiguous range). The build calls it once per target for every file name with a `-`
+    /// or `~`.
+    func variantSuffix(in b: UnsafeBufferPointer<UInt8>) -> (VariantKind, Range<Int>)? {
+        guard b.count > 1 else { return nil }
         var dot = b.count
         var product: Range<Int>?
         var platformRange: Range<Int>?
@@ -89,27 +99,20 @@ struct VariantSuffixes: Hashable, Sendable {
             if c == UInt8(ascii: ".") {
                 dot = i
             } else if productSearch, product == nil, c == UInt8(ascii: "~") {
-                if b[i..<dot].elementsEqual(productBytes) { product = i..<dot }
+                if b[i..<dot].elementsEqual(self.product.utf8) { product = i..<dot }
             } else if c == UInt8(ascii: "-") {
                 let end = product?.lowerBound ?? dot
-                if b[i..<end].elementsEqual(platformBytes) { platformRange = i..<end }
+                if b[i..<end].elementsEqual(platform.utf8) { platformRange = i..<end }
                 break
             }
             i -= 1
         }
-        let kind: VariantKind
-        switch (product != nil, platformRange != nil) {
-        case (true, true): kind = .productAndPlatform
-        case (true, false): kind = .product
-        case (false, true): kind = .platform
-        case (false, false): return (.plain, nil)
+        switch (product, platformRange) {
+        case (let p?, let q?): return (.productAndPlatform, q.lowerBound..<p.upperBound)
+        case (let p?, nil): return (.product, p)
+        case (nil, let q?): return (.platform, q)
+        case (nil, nil): return nil
         }
-        // The platform range ends where the product starts, so one contiguous range goes.
-        let start = platformRange?.lowerBound ?? product!.lowerBound
-        let end = product?.upperBound ?? platformRange!.upperBound
-        var out = b
-        out.removeSubrange(start..<end)
-        return (kind, String(decoding: out, as: UTF8.self))
     }
 
     /// `_CFBundleCheckFileProductAndPlatform` on a path already in the table. It searches the

@@ -86,13 +86,11 @@ struct DirectoryRecord {
     let modificationTime: UInt64
     let entries: [DirectoryEntry]
 
-    func encode() -> [UInt8] {
-        var w = ByteWriter(capacity: 16 + entries.count * 16)
+    func encode(into w: inout ByteWriter) {
         w.u8(RecordTag.directory.rawValue)
         w.string(path)
         w.u64(modificationTime)
         EntryList.encode(entries, into: &w)
-        return w.bytes
     }
 
     static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
@@ -127,12 +125,11 @@ enum EntryList {
         return out
     }
 
-    static func encodeRecord(tag: RecordTag, directoryCheck: UInt32, _ entries: [DirectoryEntry]) -> [UInt8] {
-        var w = ByteWriter(capacity: 8 + entries.count * 16)
+    static func encodeRecord(tag: RecordTag, directoryCheck: UInt32, _ entries: [DirectoryEntry],
+                             into w: inout ByteWriter) {
         w.u8(tag.rawValue)
         w.u32(directoryCheck)
         encode(entries, into: &w)
-        return w.bytes
     }
 
     /// Decodes a name or type record; nil when its directory check shows a hash collision.
@@ -146,8 +143,8 @@ enum EntryList {
 
 /// A parsed `InfoPlist.strings` file.
 enum StringsRecord {
-    static func encode(directoryCheck: UInt32, name: String, dictionary: [String: PropertyListValue]?) -> [UInt8] {
-        var w = ByteWriter(capacity: 64)
+    static func encode(directoryCheck: UInt32, name: String, dictionary: [String: PropertyListValue]?,
+                       into w: inout ByteWriter) {
         w.u8(RecordTag.strings.rawValue)
         w.u32(directoryCheck)
         w.string(name)
@@ -157,7 +154,6 @@ enum StringsRecord {
         } else {
             w.u8(0)
         }
-        return w.bytes
     }
 
     /// `.some(nil)`: the file exists but did not parse.

@@ -29,9 +29,13 @@ struct ResourceKey: Hashable {
     }
 
     static func item(bundle: UInt64, directory: UInt64, kind: Kind, _ name: String) -> ResourceKey {
-        var h = Hashing.item(kind: kind.rawValue, name)
-        if h == 0 { h = 1 }   // 0 names the directory record
-        return ResourceKey(bundle: bundle, directory: directory, item: h)
+        ResourceKey(bundle: bundle, directory: directory, item: itemHash(kind: kind, name))
+    }
+
+    /// The item part of an item's key.
+    static func itemHash(kind: Kind, _ name: String) -> UInt64 {
+        let h = Hashing.item(kind: kind.rawValue, name)
+        return h == 0 ? 1 : h   // 0 names the directory record
     }
 
     var bytes: [UInt8] {
