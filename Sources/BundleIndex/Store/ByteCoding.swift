@@ -5,6 +5,8 @@ struct ByteWriter {
 
     init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
+    var count: Int { bytes.count }
+
     /// Empties the buffer and keeps its storage, so one writer can encode many values.
     mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 

@@ -30,6 +30,7 @@ enum ResourceRecords {
             .sorted { $0.hash < $1.hash }
         var value = ByteWriter(capacity: 4096)
         var items: [Item] = []
+        var entryOffsets: [Int] = []
         var previous: (hash: UInt64, path: String)?
         for (hash, dir) in directories {
             if let previous, previous.hash == hash {
@@ -40,13 +41,14 @@ enum ResourceRecords {
             }
             previous = (hash, dir.path)
             value.removeAll()
-            DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries).encode(into: &value)
+            DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries)
+                .encode(into: &value, entryOffsets: &entryOffsets)
             try value.withBytes { try body(.directory(bundle: bundleID, directory: hash), $0) }
 
             let strings = stringsByDirectory[dir.path] ?? []
             collectItems(of: dir, strings: strings, into: &items)
-            try writeItems(items, bundleID: bundleID, dirHash: hash, directory: dir, strings: strings,
-                           value: &value, body)
+            try writeItems(items, bundleID: bundleID, dirHash: hash, directory: dir, entryOffsets: entryOffsets,
+                           strings: strings, value: &value, body)
         }
     }
 
@@ -80,7 +82,7 @@ enum ResourceRecords {
 
     /// Writes one record per run of equal hashes; a run that mixes names is a collision.
     private static func writeItems(_ items: [Item], bundleID: UInt64, dirHash: UInt64, directory: ScannedDirectory,
-                                   strings: [StringsFile], value: inout ByteWriter,
+                                   entryOffsets: [Int], strings: [StringsFile], value: inout ByteWriter,
                                    _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
         let check = Hashing.directoryCheck(directory.path)
         var start = 0
@@ -94,7 +96,7 @@ enum ResourceRecords {
             }
             value.removeAll()
             switch first.kind {
-            case .name, .type:
+            case .name:
                 // A name can reach one entry through several targets' suffixes: once is enough.
                 var entries: [DirectoryEntry] = []
                 entries.reserveCapacity(run.count)
@@ -103,7 +105,10 @@ enum ResourceRecords {
                     entries.append(directory.entries[item.entry])
                     last = item.entry
                 }
-                EntryList.encodeRecord(tag: first.kind == .name ? .names : .types, directoryCheck: check, entries, into: &value)
+                EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
+            case .type:
+                // An entry has a type once (start and end types differ: `a.b.b` → `b.b`, `b`).
+                TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, offsets: entryOffsets, into: &value)
             case .strings:
                 let file = strings[first.entry]
                 StringsRecord.encode(directoryCheck: check, name: file.name, dictionary: file.dictionary, into: &value)
