@@ -18,6 +18,9 @@ struct BundleScanner {
     private(set) var skippedNames = 0
     /// Listings this scan read, for the walker to reuse when it looks for nested bundles.
     private(set) var listed: [String: DirectoryListing] = [:]
+    /// Directories of `listed` reached through a symbolic link (`Resources` → `Versions/A/…`).
+    /// The walker never visits these paths, so it must not keep their listings for later.
+    private(set) var reachedThroughLinks: Set<String> = []
 
     static let maxDirectoriesPerBundle = 500_000
 
@@ -80,6 +83,8 @@ struct BundleScanner {
                 warnings.append("more than \(Self.maxDirectoriesPerBundle) directories; the rest is not indexed")
                 break
             }
+            let lexical = relative.isEmpty ? bundleReal : (bundleReal == "/" ? "" : bundleReal) + "/" + relative
+            if real != lexical { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
             out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime))
             let nextChain = chain + [real]

@@ -79,7 +79,9 @@ struct TreeWalker {
                 report.skippedNames += scanner.skippedNames
                 swap(&scanner.listingCache, &cache)
                 cache[dir] = nil
-                for (path, listing) in scanner.listed where path != dir { cache[path] = listing }
+                for (path, listing) in scanner.listed where path != dir && !scanner.reachedThroughLinks.contains(path) {
+                    cache[path] = listing
+                }
             }
             for e in entries.reversed() where e.isDirectory {
                 stack.append(dir == "/" ? "/" + e.name : dir + "/" + e.name)
