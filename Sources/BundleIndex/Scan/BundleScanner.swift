@@ -21,6 +21,9 @@ struct BundleScanner {
     /// Directories of `listed` reached through a symbolic link (`Resources` → `Versions/A/…`).
     /// The walker never visits these paths, so it must not keep their listings for later.
     private(set) var reachedThroughLinks: Set<String> = []
+    /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
+    /// directory, read once.
+    private var byRealPath: [String: DirectoryListing] = [:]
 
     static let maxDirectoriesPerBundle = 500_000
 
@@ -52,11 +55,17 @@ struct BundleScanner {
 
     // MARK: - directories
 
-    private mutating func list(_ relative: String) throws -> DirectoryListing {
+    /// `real`: the directory's real path when known (the tree walk knows it).
+    private mutating func list(_ relative: String, real: String? = nil) throws -> DirectoryListing {
         let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
         if let cached = listingCache[absolute] ?? listed[absolute] { return cached }
+        if let real, let same = byRealPath[real] {
+            listed[absolute] = same
+            return same
+        }
         let listing = try DirectoryReader.listing(absolute, skippedNames: &skippedNames)
         listed[absolute] = listing
+        if let real { byRealPath[real] = listing }
         return listing
     }
 
@@ -73,7 +82,7 @@ struct BundleScanner {
             let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
             let listing: DirectoryListing
             do {
-                listing = try list(relative)
+                listing = try list(relative, real: real)
             } catch {
                 unreadable.insert(absolute)
                 warnings.append("unreadable directory skipped: \(error)")
