@@ -106,4 +106,33 @@ struct ScanTests {
         #expect(result.stdout.contains("indexed 1 bundles"), "\(result.stdout)")
         #expect(result.stderr.contains("2 unreadable directories were skipped"), "\(result.stderr)")
     }
+
+    @Test("the scan thread hands over every bundle in walk order")
+    func pipelineOrder() throws {
+        var files: [String: String] = [:]
+        for b in 0..<12 { files["B\(b).app/Info.plist"] = infoPlist(["CFBundleIdentifier": "b\(b)"]) }
+        let f = try BundleFixture(files)
+        var handed: [String] = []
+        let report = try ScanPipeline.run(root: f.root) { handed.append($0.path) }
+        var walked: [String] = []
+        _ = try TreeWalker().walk(root: f.root) { walked.append($0.path) }
+        #expect(handed == walked)
+        #expect(report.bundles == 12)
+    }
+
+    @Test("a write error stops the scan thread and reaches the caller")
+    func pipelineError() throws {
+        var files: [String: String] = [:]
+        for b in 0..<40 { files["B\(b).app/Info.plist"] = infoPlist([:]) }
+        let f = try BundleFixture(files)
+        struct WriteFailed: Error {}
+        var handed = 0
+        #expect(throws: WriteFailed.self) {
+            try ScanPipeline.run(root: f.root) { _ in
+                handed += 1
+                throw WriteFailed()
+            }
+        }
+        #expect(handed == 1)
+    }
 }

@@ -95,6 +95,23 @@ struct StoreTests {
         }
     }
 
+    @Test("a type record whose positions leave its directory record is damage, not a crash")
+    func damagedTypeRecord() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let store = try IndexStore.openForWriting(path: f.indexPath)
+        let id = try #require(try store.read { try $0.bundle(path: f.root + "/A.app") }).id
+        let root = DirectoryRef("")
+        #expect(try store.read { try $0.typeEntries(bundle: id, root, type: "txt") }.map(\.name) == ["a.txt"])
+        let key = ResourceKey.item(bundle: id, directory: root.hash, kind: .type, "txt")
+        // An offset past the record's end; a second offset that does not move; fewer offsets
+        // than counted.
+        for damaged: [UInt8] in [[0x54, 1, 0x7f], [0x54, 2, 1, 0], [0x54, 5, 1]] {
+            try store.write { try $0.txn.put(store.resources, key: key.bytes, value: damaged) }
+            #expect(throws: IndexError.self) { try store.read { try $0.typeEntries(bundle: id, root, type: "txt") } }
+        }
+    }
+
     @Test("build refuses to write into a folder that holds other files")
     func refusesToOverwrite() throws {
         let f = try BundleFixture(Self.twoBundles)

@@ -50,16 +50,18 @@ public enum IndexBuilder {
             .sorted(by: byteOrder)
 
         let store = try IndexStore.openForWriting(path: indexPath)
-        var walker = TreeWalker()
-        walker.progress = progress
         let now = UInt64(time(nil))
-        var bundles = 0, resources = 0, unreadable = 0, skipped = 0
+        var bundles = 0, resources = 0, unreadable = 0, skipped = 0, written = 0, writtenResources = 0
         var warnings: [String] = []
         try store.write { writer in
             for root in unique {
                 for path in try writer.bundlePaths(under: root) { try writer.removeBundle(path: path) }
-                let report = try walker.walk(root: root) { bundle in
+                // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
+                let report = try ScanPipeline.run(root: root) { bundle in
                     try writer.addBundle(bundle, root: root, now: now)
+                    written += 1
+                    writtenResources += bundle.resourceCount
+                    progress?(written, writtenResources)
                 }
                 bundles += report.bundles
                 resources += report.resources

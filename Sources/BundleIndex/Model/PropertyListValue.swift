@@ -80,7 +80,16 @@ extension PropertyListValue {
 
 /// Byte-wise (UTF-8) order: the deterministic order bundleidx uses wherever Foundation's order
 /// is readdir order (SEARCH_PATTERN.md §10).
+/// Native strings compare their UTF-8 buffers directly (the generic comparison through
+/// `String.UTF8View` indices dominated sorting in build profiles); others take the generic path.
 @inline(__always)
 func byteOrder(_ a: String, _ b: String) -> Bool {
-    a.utf8.lexicographicallyPrecedes(b.utf8)
+    let fast = a.utf8.withContiguousStorageIfAvailable { x in
+        b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+            for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
+            return x.count < y.count
+        }
+    }
+    if let fast, let result = fast { return result }
+    return a.utf8.lexicographicallyPrecedes(b.utf8)
 }

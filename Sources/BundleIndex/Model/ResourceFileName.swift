@@ -96,7 +96,7 @@ struct VariantSuffixes: Hashable, Sendable {
     /// name with the matched suffixes removed (nil when nothing matched).
     func analyse(_ name: String) -> (kind: VariantKind, stripped: String?) {
         name.withUTF8Bytes { b in
-            guard let (kind, removed) = match(b) else { return (.plain, nil) }
+            guard let (kind, removed) = variantSuffix(in: b) else { return (.plain, nil) }
             var out = Array(b[..<removed.lowerBound])
             out += b[removed.upperBound...]
             return (kind, String(decoding: out, as: UTF8.self))
@@ -108,7 +108,7 @@ struct VariantSuffixes: Hashable, Sendable {
     func variantKind(of entry: String, strippingTo name: String) -> VariantKind? {
         entry.withUTF8Bytes { e in
             name.withUTF8Bytes { n in
-                guard let (kind, removed) = match(e), e.count - removed.count == n.count,
+                guard let (kind, removed) = variantSuffix(in: e), e.count - removed.count == n.count,
                       e[..<removed.lowerBound].elementsEqual(n[..<removed.lowerBound]),
                       e[removed.upperBound...].elementsEqual(n[removed.lowerBound...]) else { return nil }
                 return kind
@@ -116,8 +116,10 @@ struct VariantSuffixes: Hashable, Sendable {
         }
     }
 
-    /// The variant kind of a name and the byte range of its matched suffixes.
-    private func match(_ b: UnsafeBufferPointer<UInt8>) -> (VariantKind, Range<Int>)? {
+    /// The part of `analyse` that allocates nothing: the variant kind of a name and the byte
+    /// range of its matched suffixes. The build calls it once per target for every file name
+    /// with a `-` or `~`; the query for every variant it chooses between.
+    func variantSuffix(in b: UnsafeBufferPointer<UInt8>) -> (VariantKind, Range<Int>)? {
         guard b.count > 1 else { return nil }
         var dot = b.count
         var product: Range<Int>?

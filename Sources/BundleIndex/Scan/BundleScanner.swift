@@ -10,21 +10,27 @@
 struct BundleScanner {
     let bundlePath: String
     /// Listings already read by the tree walker, by absolute path.
-    var listingCache: [String: [DirectoryEntry]] = [:]
+    var listingCache: [String: DirectoryListing] = [:]
     private(set) var warnings: [String] = []
     /// Absolute paths of directories that could not be listed (the walker skips them).
     private(set) var unreadable: Set<String> = []
     var unreadableDirectories: Int { unreadable.count }
     private(set) var skippedNames = 0
     /// Listings this scan read, for the walker to reuse when it looks for nested bundles.
-    private(set) var listed: [String: [DirectoryEntry]] = [:]
+    private(set) var listed: [String: DirectoryListing] = [:]
+    /// Directories of `listed` reached through a symbolic link (`Resources` → `Versions/A/…`).
+    /// The walker never visits these paths, so it must not keep their listings for later.
+    private(set) var reachedThroughLinks: Set<String> = []
+    /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
+    /// directory, read once.
+    private var byRealPath: [String: DirectoryListing] = [:]
 
     static let maxDirectoriesPerBundle = 500_000
 
     init(bundlePath: String) { self.bundlePath = bundlePath }
 
     mutating func scan() throws -> ScannedBundle {
-        let rootEntries = try list("")
+        let rootEntries = try list("").entries
         let layout = BundleLayout.detect(bundlePath: bundlePath,
                                          directoryLikeNames: rootEntries.filter(\.countsForLayout).map(\.name))
         let treeRoot = (layout == .resources || layout == .flat) ? "" : layout.resourceDirectory
@@ -49,25 +55,34 @@ struct BundleScanner {
 
     // MARK: - directories
 
-    private mutating func list(_ relative: String) throws -> [DirectoryEntry] {
+    /// `real`: the directory's real path when known (the tree walk knows it).
+    private mutating func list(_ relative: String, real: String? = nil) throws -> DirectoryListing {
         let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
         if let cached = listingCache[absolute] ?? listed[absolute] { return cached }
-        let entries = try DirectoryReader.list(absolute, skippedNames: &skippedNames)
-        listed[absolute] = entries
-        return entries
+        if let real, let same = byRealPath[real] {
+            listed[absolute] = same
+            return same
+        }
+        let listing = try DirectoryReader.listing(absolute, skippedNames: &skippedNames)
+        listed[absolute] = listing
+        if let real { byRealPath[real] = listing }
+        return listing
     }
 
     private mutating func walkTree(from start: String) -> [ScannedDirectory] {
-        guard let bundleReal = DirectoryReader.realPath(bundlePath) else { return [] }
+        guard let bundleReal = DirectoryReader.realPath(bundlePath),
+              let startReal = DirectoryReader.realPath(start.isEmpty ? bundlePath : bundlePath + "/" + start)
+        else { return [] }
         var out: [ScannedDirectory] = []
-        // (relative path, real paths of the directories on the way down: the loop guard)
-        var stack: [(String, [String])] = [(start, [])]
-        while let (relative, chain) = stack.popLast() {
+        // (relative path, its real path, real paths of the directories above it: the loop
+        // guard). A plain subdirectory's real path is its parent's plus its name, so only the
+        // start and symbolic links cost a `realpath` (one per directory used to dominate scans).
+        var stack: [(String, String, [String])] = [(start, startReal, [])]
+        while let (relative, real, chain) = stack.popLast() {
             let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
-            guard let real = DirectoryReader.realPath(absolute) else { continue }
-            let entries: [DirectoryEntry]
+            let listing: DirectoryListing
             do {
-                entries = try list(relative)
+                listing = try list(relative, real: real)
             } catch {
                 unreadable.insert(absolute)
                 warnings.append("unreadable directory skipped: \(error)")
@@ -77,18 +92,22 @@ struct BundleScanner {
                 warnings.append("more than \(Self.maxDirectoriesPerBundle) directories; the rest is not indexed")
                 break
             }
-            out.append(ScannedDirectory(path: relative, entries: entries,
-                                        modificationTime: DirectoryReader.modificationTime(absolute)))
+            let lexical = relative.isEmpty ? bundleReal : (bundleReal == "/" ? "" : bundleReal) + "/" + relative
+            if real != lexical { reachedThroughLinks.insert(absolute) }
+            let entries = listing.entries
+            out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime))
             let nextChain = chain + [real]
             for entry in entries.reversed() where entry.isTraversable {
                 let child = PathText.join(relative, entry.name)
+                var childReal = (real == "/" ? "" : real) + "/" + entry.name
                 if entry.flags.contains(.symlinkToDirectory) {
                     guard let target = DirectoryReader.realPath(bundlePath + "/" + child) else { continue }
                     let inside = target == bundleReal || target.hasPrefix(bundleReal + "/")
                     let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }
                     if !inside || loops { continue }
+                    childReal = target
                 }
-                stack.append((child, nextChain))
+                stack.append((child, childReal, nextChain))
             }
         }
         out.sort { byteOrder($0.path, $1.path) }
@@ -113,7 +132,7 @@ struct BundleScanner {
         let entries: [DirectoryEntry]
         if let scanned = byPath[dir] {
             entries = scanned.entries
-        } else if let listedEntries = try? list(dir) {
+        } else if let listedEntries = try? list(dir).entries {
             entries = listedEntries
         } else {
             return []

@@ -43,23 +43,40 @@ struct DirectoryReadError: Error, CustomStringConvertible {
     var description: String { "\(path): \(String(cString: strerror(errno)))" }
 }
 
+/// A directory's entries and its modification time, read through one open directory.
+struct DirectoryListing {
+    let entries: [DirectoryEntry]
+    /// Nanoseconds; taken before the entries are read, so a change racing with the read makes
+    /// the stamp older than the listing (the watcher then looks again) and never newer.
+    let modificationTime: UInt64
+}
+
 enum DirectoryReader {
     /// Lists `path` like `_CFIterateDirectory`: skips `.`, `..`, inode 0 and `._*`; `DT_UNKNOWN`
     /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified,
     /// §10). Names that are not valid UTF-8 are left out and counted: CF cannot make a CFString
     /// from them either.
     static func list(_ path: String, skippedNames: inout Int) throws -> [DirectoryEntry] {
-        try list(path, skippedNames: &skippedNames, includeCookies: false)
+        try listing(path, skippedNames: &skippedNames).entries
+    }
+
+    /// `list` plus the directory's modification time (`fstat` on the open directory: no second
+    /// path lookup).
+    static func listing(_ path: String, skippedNames: inout Int) throws -> DirectoryListing {
+        try readListing(path, skippedNames: &skippedNames, includeCookies: false)
     }
 
     /// Every name in `path`, sync cookies included (the watcher looks for them).
     static func listAll(_ path: String, skippedNames: inout Int) throws -> [String] {
-        try list(path, skippedNames: &skippedNames, includeCookies: true).map(\.name)
+        try readListing(path, skippedNames: &skippedNames, includeCookies: true).entries.map(\.name)
     }
 
-    private static func list(_ path: String, skippedNames: inout Int, includeCookies: Bool) throws -> [DirectoryEntry] {
+    private static func readListing(_ path: String, skippedNames: inout Int, includeCookies: Bool) throws -> DirectoryListing {
         guard let dir = opendir(path) else { throw DirectoryReadError(path: path, errno: errno) }
         defer { closedir(dir) }
+        let fd = dirfd(dir)
+        var st = stat()
+        let mtime = fstat(fd, &st) == 0 ? nanoseconds(st.st_mtim) : 0
         var entries: [DirectoryEntry] = []
         while let ent = readdir(dir) {
             if ent.pointee.d_ino == 0 { continue }
@@ -71,28 +88,29 @@ enum DirectoryReader {
             guard let name else { skippedNames += 1; continue }
             if name == "." || name == ".." || name.isEmpty || name.hasPrefix("._") { continue }
             if !includeCookies && name.hasPrefix(SyncCookie.prefix) { continue }
-            entries.append(DirectoryEntry(name: name, flags: flags(of: ent.pointee.d_type, at: path + "/" + name),
+            entries.append(DirectoryEntry(name: name, flags: flags(of: ent.pointee.d_type, name: name, in: fd),
                                           rank: UInt32(truncatingIfNeeded: entries.count)))
         }
         entries.sort { byteOrder($0.name, $1.name) }
-        return entries
+        return DirectoryListing(entries: entries, modificationTime: mtime)
     }
 
-    private static func flags(of type: UInt8, at path: String) -> DirectoryEntry.Flags {
+    /// The type comes from `d_type`; only links (is the target a directory?) and file systems
+    /// that report `DT_UNKNOWN` cost a `fstatat`, relative to the open directory.
+    private static func flags(of type: UInt8, name: String, in dirFD: Int32) -> DirectoryEntry.Flags {
+        func linkFlags() -> DirectoryEntry.Flags {
+            var st = stat()
+            if fstatat(dirFD, name, &st, 0) == 0, st.st_mode & S_IFMT == S_IFDIR { return [.symlink, .symlinkToDirectory] }
+            return .symlink
+        }
         switch Int32(type) {
         case Int32(DT_DIR): return .directory
-        case Int32(DT_LNK):
-            var st = stat()
-            if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR { return [.symlink, .symlinkToDirectory] }
-            return .symlink
+        case Int32(DT_LNK): return linkFlags()
         case Int32(DT_UNKNOWN):
             var st = stat()
-            guard lstat(path, &st) == 0 else { return [] }
+            guard fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return [] }
             if st.st_mode & S_IFMT == S_IFDIR { return .directory }
-            if st.st_mode & S_IFMT == S_IFLNK {
-                if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR { return [.symlink, .symlinkToDirectory] }
-                return .symlink
-            }
+            if st.st_mode & S_IFMT == S_IFLNK { return linkFlags() }
             return []
         default: return []
         }
@@ -120,7 +138,11 @@ enum DirectoryReader {
     static func modificationTime(_ path: String) -> UInt64 {
         var st = stat()
         guard stat(path, &st) == 0 else { return 0 }
-        return UInt64(st.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(st.st_mtim.tv_nsec)
+        return nanoseconds(st.st_mtim)
+    }
+
+    private static func nanoseconds(_ t: timespec) -> UInt64 {
+        UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
     }
 
     static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {

@@ -36,30 +36,34 @@ struct TreeWalker {
     func walk(root: String, visit: (ScannedBundle) throws -> Void) throws -> Report {
         var report = Report()
         var stack = [root]
-        var cache: [String: [DirectoryEntry]] = [:]
+        var cache: [String: DirectoryListing] = [:]
         var reported: Set<String> = []
         while let dir = stack.popLast() {
             if reported.contains(dir) { continue }
             report.directoriesVisited += 1
             visited?(dir)
-            let entries: [DirectoryEntry]
+            let listing: DirectoryListing
             if let cached = cache.removeValue(forKey: dir) {
-                entries = cached
+                listing = cached
             } else {
                 do {
-                    entries = try DirectoryReader.list(dir, skippedNames: &report.skippedNames)
+                    listing = try DirectoryReader.listing(dir, skippedNames: &report.skippedNames)
                 } catch {
                     report.unreadableDirectories += 1
                     report.warnings.append("unreadable directory skipped: \(error)")
                     continue
                 }
             }
-            if isBundle(dir, entries: entries, skippedNames: &report.skippedNames) {
+            let entries = listing.entries
+            if isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
                 report.found.append(dir)
             }
             if report.found.last == dir, shouldScan?(dir) ?? true {
+                // The scanner borrows every listing read so far (swapped, not copied): a bundle
+                // nested in another one's resources was listed by the outer scan already.
                 var scanner = BundleScanner(bundlePath: dir)
-                scanner.listingCache[dir] = entries
+                swap(&scanner.listingCache, &cache)
+                scanner.listingCache[dir] = listing
                 do {
                     let bundle = try scanner.scan()
                     try visit(bundle)
@@ -73,7 +77,11 @@ struct TreeWalker {
                 report.unreadableDirectories += scanner.unreadableDirectories
                 reported.formUnion(scanner.unreadable)
                 report.skippedNames += scanner.skippedNames
-                for (path, listing) in scanner.listed where path != dir { cache[path] = listing }
+                swap(&scanner.listingCache, &cache)
+                cache[dir] = nil
+                for (path, listing) in scanner.listed where path != dir && !scanner.reachedThroughLinks.contains(path) {
+                    cache[path] = listing
+                }
             }
             for e in entries.reversed() where e.isDirectory {
                 stack.append(dir == "/" ? "/" + e.name : dir + "/" + e.name)
@@ -84,14 +92,15 @@ struct TreeWalker {
 
     /// A directory is a bundle when its extension says so, or when CF's layout rules find an
     /// Info.plist in it (§1, §2.1). `Versions/<X>` inside a framework is part of its framework.
-    func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int) -> Bool {
+    /// `listings` are listings already read, by absolute path.
+    func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int,
+                  listings: [String: DirectoryListing] = [:]) -> Bool {
         let name = PathText.lastComponent(path)
         if let dot = name.lastIndex(of: "."), name.index(after: dot) != name.endIndex,
            Self.bundleExtensions.contains(name[name.index(after: dot)...].lowercased()) {
             return true
         }
-        let parent = path.split(separator: "/").dropLast().last
-        if parent == "Versions" { return false }
+        if path.hasSuffix("/Versions/" + name) { return false }
         let layout = BundleLayout.detect(bundlePath: path, directoryLikeNames: entries.filter(\.countsForLayout).map(\.name))
         let infoEntries: [DirectoryEntry]
         if layout == .flat && BundleScanner.isInnards(path) {
@@ -99,9 +108,13 @@ struct TreeWalker {
         } else if layout.infoPlistDirectory.isEmpty {
             infoEntries = entries
         } else {
-            guard let listed = try? DirectoryReader.list(path + "/" + layout.infoPlistDirectory,
-                                                         skippedNames: &skippedNames) else { return false }
-            infoEntries = listed
+            let infoDirectory = path + "/" + layout.infoPlistDirectory
+            if let cached = listings[infoDirectory] {
+                infoEntries = cached.entries
+            } else {
+                guard let listed = try? DirectoryReader.list(infoDirectory, skippedNames: &skippedNames) else { return false }
+                infoEntries = listed
+            }
         }
         return infoEntries.contains { !$0.isDirectory && BundleScanner.infoPlistNames.contains($0.name.lowercased()) }
     }

@@ -5,6 +5,15 @@ struct ByteWriter {
 
     init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
+    var count: Int { bytes.count }
+
+    /// Empties the buffer and keeps its storage, so one writer can encode many values.
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBytes(body)
+    }
+
     mutating func u8(_ v: UInt8) { bytes.append(v) }
 
     mutating func u32(_ v: UInt32) {
@@ -27,9 +36,8 @@ struct ByteWriter {
     mutating func varint(_ v: Int) { varint(UInt64(v)) }
 
     mutating func string(_ s: String) {
-        let utf8 = Array(s.utf8)
-        varint(utf8.count)
-        bytes.append(contentsOf: utf8)
+        varint(s.utf8.count)
+        bytes.append(contentsOf: s.utf8)
     }
 
     mutating func raw(_ b: [UInt8]) {

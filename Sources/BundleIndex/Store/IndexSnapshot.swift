@@ -119,9 +119,19 @@ struct IndexSnapshot {
         return memcmp(pa, pb, a.count) == 0
     }
 
-    /// Entries of `dir` whose start or end type is `type`, in byte order.
+    /// Entries of `dir` whose start or end type is `type`, in byte order. Two reads when the
+    /// directory has the type: the type record holds positions in the directory record.
     func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String) throws -> [DirectoryEntry] {
-        try entries(.item(bundle: bundle, directory: dir.hash, kind: .type, type), tag: .types, check: dir.check)
+        let typeKey = ResourceKey.item(bundle: bundle, directory: dir.hash, kind: .type, type)
+        return try typeKey.withBytes { t in
+            guard let record = try txn.get(store.resources, key: t) else { return [] }
+            return try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { d in
+                guard let listing = try txn.get(store.resources, key: d) else {
+                    throw IndexFormatError(what: "type record without its directory record")
+                }
+                return try TypeRecord.entries(record, listing: listing, path: dir.path) ?? []
+            }
+        }
     }
 
     /// The parsed dictionary of an `InfoPlist*.strings` file (nil when it did not parse).
@@ -130,13 +140,6 @@ struct IndexSnapshot {
         return try key.withBytes { k in
             guard let v = try txn.get(store.resources, key: k) else { return .none }
             return try StringsRecord.decode(v, directoryCheck: Hashing.directoryCheck(directory), name: name)
-        }
-    }
-
-    private func entries(_ key: ResourceKey, tag: RecordTag, check: UInt32) throws -> [DirectoryEntry] {
-        try key.withBytes { k in
-            guard let v = try txn.get(store.resources, key: k) else { return [] }
-            return try EntryList.decodeRecord(v, tag: tag, directoryCheck: check) ?? []
         }
     }
 

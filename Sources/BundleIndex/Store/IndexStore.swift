@@ -38,7 +38,8 @@ public enum IndexError: Error, CustomStringConvertible, Equatable {
 /// knows database names; everything else goes through `IndexSnapshot` or `IndexWriter`.
 final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
-    static let formatVersion: UInt32 = 1
+    /// 2: type records hold positions in the directory record instead of entries.
+    static let formatVersion: UInt32 = 2
 
     let path: String
     let environment: LMDBEnvironment

@@ -87,79 +87,9 @@ struct IndexWriter {
         for ident in Set(bundle.infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }) where !ident.isEmpty {
             try txn.put(store.identifiers, key: Array(ident.utf8), value: Array(bundle.path.utf8))
         }
-        var records = try ResourceRecords.make(bundleID: id, bundle: bundle)
-        records.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        for r in records { try txn.put(store.resources, key: r.key, value: r.value, append: previous == nil) }
+        try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in
+            try key.withBytes { try txn.put(store.resources, key: $0, value: value, append: previous == nil) }
+        }
         return record
-    }
-}
-
-/// Builds every `resources` record of one bundle (docs/index-format.md).
-enum ResourceRecords {
-    struct Record {
-        let key: [UInt8]
-        let value: [UInt8]
-    }
-
-    static func make(bundleID: UInt64, bundle: ScannedBundle) throws -> [Record] {
-        var out: [Record] = []
-        var directoryHashes: [UInt64: String] = [:]
-        let stringsByDirectory = Dictionary(grouping: bundle.stringsFiles, by: \.directory)
-        for dir in bundle.directories {
-            let dirHash = Hashing.directory(dir.path)
-            if let other = directoryHashes.updateValue(dir.path, forKey: dirHash), other != dir.path {
-                throw IndexError.hashCollision("directories \(other) and \(dir.path) in \(bundle.path)")
-            }
-            out += try records(bundleID: bundleID, dirHash: dirHash, directory: dir,
-                               strings: stringsByDirectory[dir.path] ?? [])
-        }
-        return out
-    }
-
-    /// Name keys of an entry: its own name and the name with the platform/product suffix of each
-    /// known target removed (§5), so every profile finds a variant with the same single read.
-    static func lookupNames(of name: String) -> Set<String> {
-        var names: Set<String> = [name]
-        guard name.utf8.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") }) else { return names }
-        for target in VariantSuffixes.allTargets {
-            if let stripped = target.analyse(name).stripped { names.insert(stripped) }
-        }
-        return names
-    }
-
-    private static func records(bundleID: UInt64, dirHash: UInt64, directory: ScannedDirectory,
-                                strings: [StringsFile]) throws -> [Record] {
-        let check = Hashing.directoryCheck(directory.path)
-        var byName: [String: [DirectoryEntry]] = [:]
-        var byType: [String: [DirectoryEntry]] = [:]
-        for e in directory.entries {
-            for n in lookupNames(of: e.name) { byName[n, default: []].append(e) }
-            for t in ResourceFileName.types(e.name) { byType[t, default: []].append(e) }
-        }
-        var out: [Record] = []
-        var items: [UInt64: String] = [0: ""]
-        func add(_ key: ResourceKey, _ label: String, _ value: [UInt8]) throws {
-            if let other = items.updateValue(label, forKey: key.item), other != label {
-                throw IndexError.hashCollision("\(other) and \(label) in \(directory.path)")
-            }
-            out.append(Record(key: key.bytes, value: value))
-        }
-        out.append(Record(key: ResourceKey.directory(bundle: bundleID, directory: dirHash).bytes,
-                          value: DirectoryRecord(path: directory.path, modificationTime: directory.modificationTime,
-                                                 entries: directory.entries).encode()))
-        // Entries are in byte order already, and stay so inside each record.
-        for (name, entries) in byName {
-            try add(.item(bundle: bundleID, directory: dirHash, kind: .name, name), "N" + name,
-                    EntryList.encodeRecord(tag: .names, directoryCheck: check, entries))
-        }
-        for (type, entries) in byType {
-            try add(.item(bundle: bundleID, directory: dirHash, kind: .type, type), "T" + type,
-                    EntryList.encodeRecord(tag: .types, directoryCheck: check, entries))
-        }
-        for s in strings {
-            try add(.item(bundle: bundleID, directory: dirHash, kind: .strings, s.name), "S" + s.name,
-                    StringsRecord.encode(directoryCheck: check, name: s.name, dictionary: s.dictionary))
-        }
-        return out
     }
 }

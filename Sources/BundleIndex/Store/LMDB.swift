@@ -239,12 +239,16 @@ final class LMDBTransaction: @unchecked Sendable {
 
     func put(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8], append: Bool = false) throws {
         try key.withUnsafeBytes { k in
-            try value.withUnsafeBytes { v in
-                var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-                var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-                try check(mdb_put(handle, dbi, &kv, &vv, append ? UInt32(MDB_APPEND) : 0))
-            }
+            try value.withUnsafeBytes { v in try put(dbi, key: k, value: v, append: append) }
         }
+    }
+
+    /// `mdb_put` from borrowed buffers (LMDB copies both). With `append`, keys must come in
+    /// increasing order and land after every existing key: LMDB then fills pages completely.
+    func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, append: Bool = false) throws {
+        var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try check(mdb_put(handle, dbi, &kv, &vv, append ? UInt32(MDB_APPEND) : 0))
     }
 
     /// Deletes a key (all its duplicates in a dupsort database, or only `value` when given).

@@ -86,13 +86,19 @@ struct DirectoryRecord {
     let modificationTime: UInt64
     let entries: [DirectoryEntry]
 
-    func encode() -> [UInt8] {
-        var w = ByteWriter(capacity: 16 + entries.count * 16)
+    /// Also records where each entry starts, counted from the start of the record: type
+    /// records point there.
+    func encode(into w: inout ByteWriter, entryOffsets: inout [Int]) {
+        let start = w.count
         w.u8(RecordTag.directory.rawValue)
         w.string(path)
         w.u64(modificationTime)
-        EntryList.encode(entries, into: &w)
-        return w.bytes
+        w.varint(entries.count)
+        entryOffsets.removeAll(keepingCapacity: true)
+        for e in entries {
+            entryOffsets.append(w.count - start)
+            EntryList.encode(e, into: &w)
+        }
     }
 
     static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
@@ -108,46 +114,89 @@ struct DirectoryRecord {
 enum EntryList {
     static func encode(_ entries: [DirectoryEntry], into w: inout ByteWriter) {
         w.varint(entries.count)
-        for e in entries {
-            w.u8(e.flags.rawValue)
-            w.varint(UInt64(e.rank))
-            w.string(e.name)
-        }
+        for e in entries { encode(e, into: &w) }
+    }
+
+    static func encode(_ e: DirectoryEntry, into w: inout ByteWriter) {
+        w.u8(e.flags.rawValue)
+        w.varint(UInt64(e.rank))
+        w.string(e.name)
     }
 
     static func decode(from r: inout ByteReader) throws -> [DirectoryEntry] {
         let n = try r.count()
         var out: [DirectoryEntry] = []
         out.reserveCapacity(n)
-        for _ in 0..<n {
-            let flags = DirectoryEntry.Flags(rawValue: try r.u8())
-            let rank = UInt32(truncatingIfNeeded: try r.varint())
-            out.append(DirectoryEntry(name: try r.string(), flags: flags, rank: rank))
-        }
+        for _ in 0..<n { out.append(try decodeEntry(from: &r)) }
         return out
     }
 
-    static func encodeRecord(tag: RecordTag, directoryCheck: UInt32, _ entries: [DirectoryEntry]) -> [UInt8] {
-        var w = ByteWriter(capacity: 8 + entries.count * 16)
+    static func decodeEntry(from r: inout ByteReader) throws -> DirectoryEntry {
+        let flags = DirectoryEntry.Flags(rawValue: try r.u8())
+        let rank = UInt32(truncatingIfNeeded: try r.varint())
+        return DirectoryEntry(name: try r.string(), flags: flags, rank: rank)
+    }
+
+    static func encodeRecord(tag: RecordTag, directoryCheck: UInt32, _ entries: [DirectoryEntry],
+                             into w: inout ByteWriter) {
         w.u8(tag.rawValue)
         w.u32(directoryCheck)
         encode(entries, into: &w)
-        return w.bytes
+    }
+}
+
+/// A type record (`T`, format 2): the entries of one directory whose start or end type is the
+/// type, as positions in the directory's own record. Format 1 stored the entries themselves,
+/// a second and third copy of most names (~15 % of the index); a type lookup now reads the
+/// directory record as well, which also proves the directory is the one asked for.
+///
+///     tag, count (varint), first entry's offset in the directory record (varint),
+///     then each next offset as the distance from the previous one (varint, > 0)
+enum TypeRecord {
+    /// `entries`: indices into the directory's entries, ascending; `offsets`: where each entry
+    /// starts in the directory record (`DirectoryRecord.encode(into:entryOffsets:)`).
+    static func encode(entries: some Sequence<Int>, count: Int, offsets: [Int], into w: inout ByteWriter) {
+        w.u8(RecordTag.types.rawValue)
+        w.varint(count)
+        var previous = 0
+        for index in entries {
+            w.varint(offsets[index] - previous)
+            previous = offsets[index]
+        }
     }
 
-    /// Decodes a name or type record; nil when its directory check shows a hash collision.
-    static func decodeRecord(_ buffer: UnsafeRawBufferPointer, tag: RecordTag, directoryCheck: UInt32) throws -> [DirectoryEntry]? {
-        var r = ByteReader(buffer)
-        guard try r.u8() == tag.rawValue else { throw IndexFormatError(what: "record tag") }
-        guard try r.u32() == directoryCheck else { return nil }
-        return try decode(from: &r)
+    /// The entries `record` names in `listing`, in byte order; nil when `listing` is the record
+    /// of another directory than `path` (a directory-hash collision).
+    static func entries(_ record: UnsafeRawBufferPointer, listing: UnsafeRawBufferPointer,
+                        path: String) throws -> [DirectoryEntry]? {
+        var d = ByteReader(listing)
+        guard try d.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
+        guard try d.slice().elementsEqual(path.utf8) else { return nil }
+        var r = ByteReader(record)
+        guard try r.u8() == RecordTag.types.rawValue else { throw IndexFormatError(what: "type record tag") }
+        let n = try r.count()
+        var out: [DirectoryEntry] = []
+        out.reserveCapacity(n)
+        var offset: UInt64 = 0
+        for _ in 0..<n {
+            let step = try r.varint()
+            // Strictly increasing offsets inside the listing: damaged bytes cannot make the
+            // reader loop or read outside the record.
+            guard step > 0, step < UInt64(listing.count) - offset else {
+                throw IndexFormatError(what: "type record offset")
+            }
+            offset += step
+            var e = ByteReader(UnsafeRawBufferPointer(rebasing: listing[Int(offset)...]))
+            out.append(try EntryList.decodeEntry(from: &e))
+        }
+        return out
     }
 }
 
 /// A parsed `InfoPlist.strings` file.
 enum StringsRecord {
-    static func encode(directoryCheck: UInt32, name: String, dictionary: [String: PropertyListValue]?) -> [UInt8] {
-        var w = ByteWriter(capacity: 64)
+    static func encode(directoryCheck: UInt32, name: String, dictionary: [String: PropertyListValue]?,
+                       into w: inout ByteWriter) {
         w.u8(RecordTag.strings.rawValue)
         w.u32(directoryCheck)
         w.string(name)
@@ -157,7 +206,6 @@ enum StringsRecord {
         } else {
             w.u8(0)
         }
-        return w.bytes
     }
 
     /// `.some(nil)`: the file exists but did not parse.

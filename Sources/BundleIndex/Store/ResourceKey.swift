@@ -29,15 +29,20 @@ struct ResourceKey: Hashable {
     }
 
     static func item(bundle: UInt64, directory: UInt64, kind: Kind, _ name: String) -> ResourceKey {
-        ResourceKey(bundle: bundle, directory: directory, item: itemHash(Hashing.item(kind: kind.rawValue, name)))
+        ResourceKey(bundle: bundle, directory: directory, item: itemHash(kind: kind, name))
     }
 
     static func item(bundle: UInt64, directory: UInt64, kind: Kind, _ name: UnsafeRawBufferPointer) -> ResourceKey {
-        ResourceKey(bundle: bundle, directory: directory, item: itemHash(Hashing.item(kind: kind.rawValue, name)))
+        ResourceKey(bundle: bundle, directory: directory, item: nonZero(Hashing.item(kind: kind.rawValue, name)))
+    }
+
+    /// The item part of an item's key.
+    static func itemHash(kind: Kind, _ name: String) -> UInt64 {
+        nonZero(Hashing.item(kind: kind.rawValue, name))
     }
 
     /// 0 names the directory record, so an item hash of 0 is stored as 1.
-    private static func itemHash(_ h: UInt64) -> UInt64 { h == 0 ? 1 : h }
+    private static func nonZero(_ h: UInt64) -> UInt64 { h == 0 ? 1 : h }
 
     var bytes: [UInt8] {
         var out = [UInt8](repeating: 0, count: Self.size)

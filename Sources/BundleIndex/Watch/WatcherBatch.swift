@@ -68,10 +68,10 @@ extension IndexWatcher {
         rescanned.insert(path)
         var skipped = 0
         if DirectoryReader.isRealDirectory(path) || roots.contains(path),
-           let entries = try? DirectoryReader.list(path, skippedNames: &skipped),
-           TreeWalker().isBundle(path, entries: entries, skippedNames: &skipped) {
+           let listing = try? DirectoryReader.listing(path, skippedNames: &skipped),
+           TreeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
-            scanner.listingCache[path] = entries
+            scanner.listingCache[path] = listing
             let bundle = try scanner.scan()
             scannedDirectories += scanner.listed.keys
             try writer.addBundle(bundle, root: root(of: path), now: UInt64(time(nil)))

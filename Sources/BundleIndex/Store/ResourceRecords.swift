@@ -1,0 +1,145 @@
+/// Builds every `resources` record of one bundle (docs/index-format.md) and hands them out in
+/// key order, so the writer can append them (`MDB_APPEND`) without sorting or holding them.
+///
+/// Key order is `[directory hash][item hash]` inside the bundle: directories are visited by
+/// hash, and the items of one directory (name, type and strings records) are sorted by hash.
+/// One value buffer is reused for every record; a build allocates per entry only the names a
+/// variant suffix creates.
+enum ResourceRecords {
+    struct Record {
+        let key: [UInt8]
+        let value: [UInt8]
+    }
+
+    /// Every record of the bundle, copied (the verifier compares them with what is stored).
+    static func make(bundleID: UInt64, bundle: ScannedBundle) throws -> [Record] {
+        var out: [Record] = []
+        try forEach(bundleID: bundleID, bundle: bundle) { key, value in
+            out.append(Record(key: key.bytes, value: Array(value)))
+        }
+        return out
+    }
+
+    /// Calls `body` with every record of the bundle in key order. The value buffer is valid
+    /// only during the call. Throws `IndexError.hashCollision` when two directories, or two
+    /// items of one directory, share a hash: the index would answer wrongly for one of them.
+    static func forEach(bundleID: UInt64, bundle: ScannedBundle,
+                        _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
+        let stringsByDirectory = Dictionary(grouping: bundle.stringsFiles, by: \.directory)
+        let directories = bundle.directories.map { (hash: Hashing.directory($0.path), directory: $0) }
+            .sorted { $0.hash < $1.hash }
+        var value = ByteWriter(capacity: 4096)
+        var items: [Item] = []
+        var entryOffsets: [Int] = []
+        var previous: (hash: UInt64, path: String)?
+        for (hash, dir) in directories {
+            if let previous, previous.hash == hash {
+                guard previous.path == dir.path else {
+                    throw IndexError.hashCollision("directories \(previous.path) and \(dir.path) in \(bundle.path)")
+                }
+                continue
+            }
+            previous = (hash, dir.path)
+            value.removeAll()
+            DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries)
+                .encode(into: &value, entryOffsets: &entryOffsets)
+            try value.withBytes { try body(.directory(bundle: bundleID, directory: hash), $0) }
+
+            let strings = stringsByDirectory[dir.path] ?? []
+            collectItems(of: dir, strings: strings, into: &items)
+            try writeItems(items, bundleID: bundleID, dirHash: hash, directory: dir, entryOffsets: entryOffsets,
+                           strings: strings, value: &value, body)
+        }
+    }
+
+    /// One (item, entry) pair: entry `entry` of the directory belongs in the record of
+    /// `kind`/`name`. For strings records `entry` indexes the directory's strings files.
+    private struct Item {
+        let hash: UInt64
+        let kind: ResourceKey.Kind
+        let name: String
+        let entry: Int
+    }
+
+    private static func collectItems(of dir: ScannedDirectory, strings: [StringsFile], into items: inout [Item]) {
+        items.removeAll(keepingCapacity: true)
+        var names: [String] = []
+        for (index, e) in dir.entries.enumerated() {
+            lookupNames(of: e.name, into: &names)
+            for n in names {
+                items.append(Item(hash: ResourceKey.itemHash(kind: .name, n), kind: .name, name: n, entry: index))
+            }
+            for t in ResourceFileName.types(e.name) {
+                items.append(Item(hash: ResourceKey.itemHash(kind: .type, t), kind: .type, name: t, entry: index))
+            }
+        }
+        for (index, s) in strings.enumerated() {
+            items.append(Item(hash: ResourceKey.itemHash(kind: .strings, s.name), kind: .strings, name: s.name, entry: index))
+        }
+        // Entries are in byte order, and stay so inside each record.
+        items.sort { ($0.hash, $0.kind.rawValue, $0.entry) < ($1.hash, $1.kind.rawValue, $1.entry) }
+    }
+
+    /// Writes one record per run of equal hashes; a run that mixes names is a collision.
+    private static func writeItems(_ items: [Item], bundleID: UInt64, dirHash: UInt64, directory: ScannedDirectory,
+                                   entryOffsets: [Int], strings: [StringsFile], value: inout ByteWriter,
+                                   _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
+        let check = Hashing.directoryCheck(directory.path)
+        var start = 0
+        while start < items.count {
+            let first = items[start]
+            var end = start + 1
+            while end < items.count && items[end].hash == first.hash { end += 1 }
+            let run = items[start..<end]
+            if let other = run.first(where: { $0.kind != first.kind || $0.name != first.name }) {
+                throw IndexError.hashCollision("\(first.kind.label)\(first.name) and \(other.kind.label)\(other.name) in \(directory.path)")
+            }
+            value.removeAll()
+            switch first.kind {
+            case .name:
+                // A name can reach one entry through several targets' suffixes: once is enough.
+                var entries: [DirectoryEntry] = []
+                entries.reserveCapacity(run.count)
+                var last = -1
+                for item in run where item.entry != last {
+                    entries.append(directory.entries[item.entry])
+                    last = item.entry
+                }
+                EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
+            case .type:
+                // An entry has a type once (start and end types differ: `a.b.b` → `b.b`, `b`).
+                TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, offsets: entryOffsets, into: &value)
+            case .strings:
+                let file = strings[first.entry]
+                StringsRecord.encode(directoryCheck: check, name: file.name, dictionary: file.dictionary, into: &value)
+            }
+            let key = ResourceKey(bundle: bundleID, directory: dirHash, item: first.hash)
+            try value.withBytes { try body(key, $0) }
+            start = end
+        }
+    }
+
+    /// Name keys of an entry: its own name and the name with the platform/product suffix of each
+    /// known target removed (§5), so every profile finds a variant with the same single read.
+    /// Distinct names, the entry's own first.
+    static func lookupNames(of name: String, into names: inout [String]) {
+        names.removeAll(keepingCapacity: true)
+        names.append(name)
+        var name = name
+        name.withUTF8 { b in
+            guard b.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") }) else { return }
+            for target in VariantSuffixes.allTargets {
+                guard let (_, suffix) = target.variantSuffix(in: b) else { continue }
+                var stripped = Array(b[..<suffix.lowerBound])
+                stripped.append(contentsOf: b[suffix.upperBound...])
+                let s = String(decoding: stripped, as: UTF8.self)
+                if !names.contains(s) { names.append(s) }
+            }
+        }
+    }
+}
+
+extension ResourceKey.Kind {
+    /// How collision messages name an item of this kind (`Nlogo.png`, `Tpng`).
+    var label: String { String(UnicodeScalar(rawValue)) }
+}
