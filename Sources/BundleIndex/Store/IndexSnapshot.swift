@@ -100,7 +100,13 @@ struct IndexSnapshot {
         return try key.withBytes { k in
             guard let v = try txn.get(store.resources, key: k) else { return .none }
             var r = ByteReader(v)
-            guard try r.u8() == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
+            switch try r.u8() {
+            case RecordTag.exactName.rawValue:
+                guard let (flags, rank) = try ExactNameRecord.decode(&r, name: name, directoryCheck: dir.check) else { return .none }
+                return .exact(flags, rank: rank)
+            case RecordTag.names.rawValue: break
+            default: throw IndexFormatError(what: "record tag")
+            }
             guard try r.u32() == dir.check else { return .none }
             let start = r.offset
             if try r.count() == 1 {

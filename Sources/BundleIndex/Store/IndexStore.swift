@@ -39,7 +39,8 @@ public enum IndexError: Error, CustomStringConvertible, Equatable {
 final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
     /// 2: type records hold positions in the directory record instead of entries.
-    static let formatVersion: UInt32 = 2
+    /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
+    static let formatVersion: UInt32 = 3
 
     let path: String
     let environment: LMDBEnvironment

@@ -100,7 +100,18 @@ enum Hashing {
         xxh3(name, seed: UInt64(kind))
     }
 
+    /// The check an exact-name record stores (`ExactNameRecord`): the name hashed with a seed
+    /// taken from the directory's check, so a wrong name or a wrong directory both show.
+    static func nameCheck(_ name: String, directoryCheck: UInt32) -> UInt32 {
+        UInt32(truncatingIfNeeded: xxh3(name, seed: nameCheckSeed ^ UInt64(directoryCheck)))
+    }
+
+    static func nameCheck(_ name: UnsafeRawBufferPointer, directoryCheck: UInt32) -> UInt32 {
+        UInt32(truncatingIfNeeded: xxh3(name, seed: nameCheckSeed ^ UInt64(directoryCheck)))
+    }
+
     private static let checkSeed: UInt64 = 0x6275_6E64_6C65_6964
+    private static let nameCheckSeed: UInt64 = 0x6E61_6D65_0000_0000
 
     private static func xxh3(_ s: String, seed: UInt64) -> UInt64 {
         var s = s

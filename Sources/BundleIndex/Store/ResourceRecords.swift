@@ -105,7 +105,11 @@ enum ResourceRecords {
                     entries.append(directory.entries[item.entry])
                     last = item.entry
                 }
-                EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
+                if entries.count == 1 && entries[0].name == first.name {
+                    ExactNameRecord.encode(entries[0], directoryCheck: check, into: &value)
+                } else {
+                    EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
+                }
             case .type:
                 // An entry has a type once (start and end types differ: `a.b.b` → `b.b`, `b`).
                 TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, offsets: entryOffsets, into: &value)
