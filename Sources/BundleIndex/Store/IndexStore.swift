@@ -40,7 +40,8 @@ final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
     /// 2: type records hold positions in the directory record instead of entries.
     /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
-    static let formatVersion: UInt32 = 3
+    /// 4: 20-byte resource keys (a 32-bit bundle id).
+    static let formatVersion: UInt32 = 4
 
     let path: String
     let environment: LMDBEnvironment

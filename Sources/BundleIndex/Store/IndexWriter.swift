@@ -78,6 +78,11 @@ struct IndexWriter {
             id = previous.id
         } else {
             id = try metaU64(.nextBundleID) ?? 1
+            // Keys hold 32 bits of the id and ids are never reused: after 2^32 new bundles an
+            // index has to be made afresh.
+            guard id <= ResourceKey.maximumBundleID else {
+                throw IndexError.corrupt(path: store.path, reason: "all 2^32 bundle ids are used; delete the index and build it again")
+            }
             try setMeta(.nextBundleID, u64: id + 1)
         }
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,

@@ -1,16 +1,17 @@
 import CXXHash
 
-/// Keys of the `resources` database (docs/index-format.md):
+/// Keys of the `resources` database (docs/index-format.md), 20 bytes since format 4:
 ///
-///     [bundle id: u64 BE][directory hash: u64 BE][item hash: u64 BE]
+///     [bundle id: u32 BE][directory hash: u64 BE][item hash: u64 BE]
 ///
 /// The bundle id is assigned when the bundle is written, so all records of one bundle form one key
 /// range, and all records of one directory form a sub-range: a bundle or a directory is removed
 /// or re-indexed with a cursor over its prefix, without touching anything else.
-/// Hashes are XXH3-64; the directory's path is re-checked through `DirectoryCheck` stored in
-/// every value, and the item's name is stored in full, so a reader detects a collision.
+/// Hashes are XXH3-64; every value carries a check of its directory (and exact-name records a
+/// check of the name, the others the names in full), so a reader detects a collision.
 struct ResourceKey: Hashable {
-    static let size = 24
+    static let size = 20
+    /// Bundle ids are below 2^32 (`maximumBundleID`); the key keeps the low 32 bits.
     let bundle: UInt64
     let directory: UInt64
     let item: UInt64
@@ -44,36 +45,29 @@ struct ResourceKey: Hashable {
     /// 0 names the directory record, so an item hash of 0 is stored as 1.
     private static func nonZero(_ h: UInt64) -> UInt64 { h == 0 ? 1 : h }
 
-    var bytes: [UInt8] {
-        var out = [UInt8](repeating: 0, count: Self.size)
-        Self.store(bundle, into: &out, at: 0)
-        Self.store(directory, into: &out, at: 8)
-        Self.store(item, into: &out, at: 16)
-        return out
-    }
+    /// The largest bundle id a key can hold.
+    static let maximumBundleID = UInt64(UInt32.max)
 
-    /// Calls `body` with the key's bytes on the stack (no allocation on the query path).
+    var bytes: [UInt8] { withBytes { Array($0) } }
+
+    /// Calls `body` with the key's bytes on the stack (no allocation on the query path): five
+    /// big-endian u32 words, a tuple without padding.
     @inline(__always)
     func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        var tuple = (bundle.bigEndian, directory.bigEndian, item.bigEndian)
-        return try withUnsafeBytes(of: &tuple) { try body($0) }
+        var words = (UInt32(truncatingIfNeeded: bundle).bigEndian,
+                     UInt32(truncatingIfNeeded: directory >> 32).bigEndian, UInt32(truncatingIfNeeded: directory).bigEndian,
+                     UInt32(truncatingIfNeeded: item >> 32).bigEndian, UInt32(truncatingIfNeeded: item).bigEndian)
+        return try withUnsafeBytes(of: &words) { try body($0) }
     }
 
+    /// The key prefix of every record of a bundle.
     static func bundlePrefix(_ bundle: UInt64) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 8)
-        store(bundle, into: &out, at: 0)
-        return out
+        Array(ResourceKey(bundle: bundle, directory: 0, item: 0).bytes.prefix(4))
     }
 
+    /// The key prefix of every record of one directory of a bundle.
     static func directoryPrefix(bundle: UInt64, directory: UInt64) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 16)
-        store(bundle, into: &out, at: 0)
-        store(directory, into: &out, at: 8)
-        return out
-    }
-
-    private static func store(_ v: UInt64, into out: inout [UInt8], at offset: Int) {
-        for i in 0..<8 { out[offset + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt64(7 - i))) }
+        Array(ResourceKey(bundle: bundle, directory: directory, item: 0).bytes.prefix(12))
     }
 }
 
