@@ -77,7 +77,7 @@ enum DirectLookup {
                 switch try snapshot.nameCandidates(bundle: plan.bundleID, directory, name: text.bytes(lookupName)) {
                 case .none:
                     continue
-                case .exact(let flags, _):
+                case .exact(let flags):
                     if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
                     if text.count > directoryStart { text.append(slash) }
                     text.append(copyOf: lookupName)

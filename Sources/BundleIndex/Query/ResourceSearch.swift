@@ -141,7 +141,7 @@ struct ResourceSearch {
     private func resolve(_ name: String, in dir: DirectoryRef, step: Step, prefix pre: String) throws -> DirectoryEntry? {
         switch try snapshot.nameCandidates(bundle: bundle.id, dir, name: name) {
         case .none: return nil
-        case .exact(let flags, let rank): return DirectoryEntry(name: name, flags: flags, rank: rank)
+        case .exact(let flags): return DirectoryEntry(name: name, flags: flags)
         case .several(let list):
             return Self.choose(among: list, for: name, step: step, prefix: pre, suffixes: plan.context.suffixes)
         }

@@ -23,7 +23,7 @@ struct DirectoryRef: Sendable {
 enum NameCandidates {
     case none
     /// The common case — one entry, named exactly like the lookup — decoded without copying the name.
-    case exact(DirectoryEntry.Flags, rank: UInt32)
+    case exact(DirectoryEntry.Flags)
     case several([DirectoryEntry])
 }
 
@@ -100,19 +100,17 @@ struct IndexSnapshot {
         return try key.withBytes { k in
             guard let v = try txn.get(store.resources, key: k) else { return .none }
             var r = ByteReader(v)
-            switch try r.u8() {
-            case RecordTag.exactName.rawValue:
-                guard let (flags, rank) = try ExactNameRecord.decode(&r, name: name, directoryCheck: dir.check) else { return .none }
-                return .exact(flags, rank: rank)
-            case RecordTag.names.rawValue: break
-            default: throw IndexFormatError(what: "record tag")
+            let tag = try r.u8()
+            if ExactNameRecord.isTag(tag) {
+                return try ExactNameRecord.decode(tag: tag, &r, name: name, directoryCheck: dir.check).map(NameCandidates.exact) ?? .none
             }
+            guard tag == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
             guard try r.u32() == dir.check else { return .none }
             let start = r.offset
             if try r.count() == 1 {
                 let flags = DirectoryEntry.Flags(rawValue: try r.u8())
-                let rank = UInt32(truncatingIfNeeded: try r.varint())
-                if Self.sameBytes(try r.slice(), name) { return .exact(flags, rank: rank) }
+                _ = try r.varint()   // the rank: only variants competing for the name need it
+                if Self.sameBytes(try r.slice(), name) { return .exact(flags) }
             }
             var full = ByteReader(UnsafeRawBufferPointer(rebasing: v[start...]))
             return .several(try EntryList.decode(from: &full))

@@ -41,7 +41,8 @@ final class IndexStore: @unchecked Sendable {
     /// 2: type records hold positions in the directory record instead of entries.
     /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
     /// 4: 20-byte resource keys (a 32-bit bundle id).
-    static let formatVersion: UInt32 = 4
+    /// 5: exact-name records of 5 bytes (flags in the tag, no rank).
+    static let formatVersion: UInt32 = 5
 
     let path: String
     let environment: LMDBEnvironment

@@ -1,10 +1,10 @@
 /// Encoded forms of the index's records (docs/index-format.md). Every value starts with a tag
-/// byte so a value of the wrong kind, or a foreign file, is rejected instead of misread.
+/// byte so a value of the wrong kind, or a foreign file, is rejected instead of misread
+/// (exact-name records use the tags 0xE0–0xE7, see `ExactNameRecord`).
 enum RecordTag: UInt8 {
     case bundle = 0x42     // 'B'
     case directory = 0x44  // 'D'
     case names = 0x4E      // 'N'
-    case exactName = 0x45  // 'E': a name record whose only entry is that name (format 3)
     case types = 0x54      // 'T'
     case strings = 0x53    // 'S'
 }
@@ -146,30 +146,33 @@ enum EntryList {
     }
 }
 
-/// The common name record (`E`, format 3): the directory holds an entry of exactly the record's
-/// name and no variant of it. 1.7 of every 2 records of an index are of this kind, so it keeps
-/// neither the name nor the directory check (the `N` form's 14 + 4 bytes on average), only
+/// The common name record (format 3): the directory holds an entry of exactly the record's
+/// name and no variant of it. 1.6 of every 1.7 name records of an index are of this kind, so it
+/// keeps neither the name nor the directory check (the `N` form's 14 + 4 bytes on average) nor
+/// the readdir rank (only variants competing for one name need it), just 5 bytes:
 ///
-///     tag, check (u32), flags (u8), rank (varint)
+///     tag 0xE0 | flags (flags take 3 bits), check (u32)
 ///
 /// where `check` is `Hashing.nameCheck` of the name, seeded with the directory's check: a
 /// lookup whose key matched by a hash collision — another name, or another directory — sees a
 /// different check (with 2^-32 odds after the 2^-64 of the key).
 enum ExactNameRecord {
+    static let tagBase: UInt8 = 0xE0
+
+    static func isTag(_ byte: UInt8) -> Bool { byte & 0xF8 == tagBase }
+
     static func encode(_ entry: DirectoryEntry, directoryCheck: UInt32, into w: inout ByteWriter) {
-        w.u8(RecordTag.exactName.rawValue)
+        precondition(entry.flags.rawValue < 8, "entry flags fit in 3 bits")
+        w.u8(tagBase | entry.flags.rawValue)
         w.u32(Hashing.nameCheck(entry.name, directoryCheck: directoryCheck))
-        w.u8(entry.flags.rawValue)
-        w.varint(UInt64(entry.rank))
     }
 
-    /// Flags and rank of the entry, nil when the record is not for `name` in that directory.
-    /// `r` is past the tag.
-    static func decode(_ r: inout ByteReader, name: UnsafeRawBufferPointer,
-                       directoryCheck: UInt32) throws -> (DirectoryEntry.Flags, rank: UInt32)? {
+    /// The entry's flags, nil when the record is not for `name` in that directory. `r` is past
+    /// the tag byte, `tag`.
+    static func decode(tag: UInt8, _ r: inout ByteReader, name: UnsafeRawBufferPointer,
+                       directoryCheck: UInt32) throws -> DirectoryEntry.Flags? {
         guard try r.u32() == Hashing.nameCheck(name, directoryCheck: directoryCheck) else { return nil }
-        let flags = DirectoryEntry.Flags(rawValue: try r.u8())
-        return (flags, UInt32(truncatingIfNeeded: try r.varint()))
+        return DirectoryEntry.Flags(rawValue: tag & 0x07)
     }
 }
 
