@@ -95,7 +95,7 @@ struct StoreTests {
         }
     }
 
-    @Test("a type record whose positions leave its directory record is damage, not a crash")
+    @Test("a type record whose indices leave its directory record is damage, not a crash")
     func damagedTypeRecord() throws {
         let f = try BundleFixture(Self.twoBundles)
         try f.build()
@@ -104,11 +104,38 @@ struct StoreTests {
         let root = DirectoryRef("")
         #expect(try store.read { try $0.typeEntries(bundle: id, root, type: "txt") }.map(\.name) == ["a.txt"])
         let key = ResourceKey.item(bundle: id, directory: root.hash, kind: .type, "txt")
-        // An offset past the record's end; a second offset that does not move; fewer offsets
+        // An index past the listing's end; a second index that does not move; fewer indices
         // than counted.
         for damaged: [UInt8] in [[0x54, 1, 0x7f], [0x54, 2, 1, 0], [0x54, 5, 1]] {
             try store.write { try $0.txn.put(store.resources, key: key.bytes, value: damaged) }
             #expect(throws: IndexError.self) { try store.read { try $0.typeEntries(bundle: id, root, type: "txt") } }
+        }
+    }
+
+    @Test("front-coded listings: every entry comes back, in order and by index in any order")
+    func frontCodedListing() throws {
+        // Shared prefixes of every length, an empty-suffix duplicate prefix, non-ASCII bytes, and
+        // more than a few blocks of entries.
+        var names = (0..<70).map { "icon_\($0 % 7)_\($0).png" } + ["a", "ab", "abc", "é.txt", "éé", "z"]
+        names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: UInt32(1000 - $0)) }
+        var w = ByteWriter()
+        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries).encode(into: &w)
+        try w.withBytes { bytes in
+            let decoded = try DirectoryRecord.decode(bytes)
+            #expect(decoded.entries == entries && decoded.path == "Images" && decoded.modificationTime == 42)
+            var r = ByteReader(bytes)
+            _ = try r.u8(); _ = try r.slice(); _ = try r.u64()
+            var cursor = try FrontCodedEntries.Cursor(&r)
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<300 {
+                let i = Int.random(in: 0..<entries.count, using: &generator)
+                #expect(try cursor.entry(at: i) == entries[i])
+            }
+            // Damage: a cut anywhere is an error, never a crash or a wrong listing.
+            for cut in stride(from: 1, to: bytes.count, by: 7) {
+                #expect(throws: IndexFormatError.self) { try DirectoryRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[..<cut])) }
+            }
         }
     }
 

@@ -40,6 +40,12 @@ struct ByteWriter {
         bytes.append(contentsOf: s.utf8)
     }
 
+    /// Length-prefixed bytes (a string written from part of another's UTF-8).
+    mutating func string<C: Collection<UInt8>>(utf8 b: C) {
+        varint(b.count)
+        bytes.append(contentsOf: b)
+    }
+
     mutating func raw(_ b: [UInt8]) {
         varint(b.count)
         bytes.append(contentsOf: b)
@@ -98,6 +104,14 @@ struct ByteReader {
             shift += 7
         }
     }
+
+    /// Moves to `position` (bytes from the start); throws when it lies outside the buffer.
+    mutating func seek(to position: Int) throws {
+        guard position >= 0 && position <= buffer.count else { throw IndexFormatError(what: "position outside the record") }
+        offset = position
+    }
+
+    var length: Int { buffer.count }
 
     mutating func count() throws -> Int {
         let n = try varint()

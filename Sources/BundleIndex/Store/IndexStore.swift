@@ -42,7 +42,8 @@ final class IndexStore: @unchecked Sendable {
     /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
     /// 4: 20-byte resource keys (a 32-bit bundle id).
     /// 5: exact-name records of 5 bytes (flags in the tag, no rank).
-    static let formatVersion: UInt32 = 5
+    /// 6: front-coded directory listings in blocks; type records hold entry indices.
+    static let formatVersion: UInt32 = 6
 
     let path: String
     let environment: LMDBEnvironment

@@ -87,19 +87,11 @@ struct DirectoryRecord {
     let modificationTime: UInt64
     let entries: [DirectoryEntry]
 
-    /// Also records where each entry starts, counted from the start of the record: type
-    /// records point there.
-    func encode(into w: inout ByteWriter, entryOffsets: inout [Int]) {
-        let start = w.count
+    func encode(into w: inout ByteWriter) {
         w.u8(RecordTag.directory.rawValue)
         w.string(path)
         w.u64(modificationTime)
-        w.varint(entries.count)
-        entryOffsets.removeAll(keepingCapacity: true)
-        for e in entries {
-            entryOffsets.append(w.count - start)
-            EntryList.encode(e, into: &w)
-        }
+        FrontCodedEntries.encode(entries, into: &w)
     }
 
     static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
@@ -107,7 +99,7 @@ struct DirectoryRecord {
         guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
         let path = try r.string()
         let mtime = try r.u64()
-        return DirectoryRecord(path: path, modificationTime: mtime, entries: try EntryList.decode(from: &r))
+        return DirectoryRecord(path: path, modificationTime: mtime, entries: try FrontCodedEntries.decodeAll(from: &r))
     }
 }
 
@@ -176,23 +168,22 @@ enum ExactNameRecord {
     }
 }
 
-/// A type record (`T`, format 2): the entries of one directory whose start or end type is the
-/// type, as positions in the directory's own record. Format 1 stored the entries themselves,
-/// a second and third copy of most names (~15 % of the index); a type lookup now reads the
+/// A type record (`T`): the entries of one directory whose start or end type is the type, as
+/// their indices in the directory's own record (format 6; format 2 had byte offsets, format 1
+/// copies of the entries — a second and third copy of most names). A type lookup reads the
 /// directory record as well, which also proves the directory is the one asked for.
 ///
-///     tag, count (varint), first entry's offset in the directory record (varint),
-///     then each next offset as the distance from the previous one (varint, > 0)
+///     tag, count (varint), first entry's index (varint),
+///     then each next index as the distance from the previous one (varint, > 0)
 enum TypeRecord {
-    /// `entries`: indices into the directory's entries, ascending; `offsets`: where each entry
-    /// starts in the directory record (`DirectoryRecord.encode(into:entryOffsets:)`).
-    static func encode(entries: some Sequence<Int>, count: Int, offsets: [Int], into w: inout ByteWriter) {
+    /// `entries`: indices into the directory's entries, ascending.
+    static func encode(entries: some Sequence<Int>, count: Int, into w: inout ByteWriter) {
         w.u8(RecordTag.types.rawValue)
         w.varint(count)
-        var previous = 0
+        var previous = -1
         for index in entries {
-            w.varint(offsets[index] - previous)
-            previous = offsets[index]
+            w.varint(index - previous)
+            previous = index
         }
     }
 
@@ -203,22 +194,21 @@ enum TypeRecord {
         var d = ByteReader(listing)
         guard try d.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
         guard try d.slice().elementsEqual(path.utf8) else { return nil }
+        _ = try d.u64()
+        var cursor = try FrontCodedEntries.Cursor(&d)
         var r = ByteReader(record)
         guard try r.u8() == RecordTag.types.rawValue else { throw IndexFormatError(what: "type record tag") }
         let n = try r.count()
         var out: [DirectoryEntry] = []
         out.reserveCapacity(n)
-        var offset: UInt64 = 0
+        var index = -1
         for _ in 0..<n {
-            let step = try r.varint()
-            // Strictly increasing offsets inside the listing: damaged bytes cannot make the
+            // Strictly increasing indices inside the listing: damaged bytes cannot make the
             // reader loop or read outside the record.
-            guard step > 0, step < UInt64(listing.count) - offset else {
-                throw IndexFormatError(what: "type record offset")
-            }
-            offset += step
-            var e = ByteReader(UnsafeRawBufferPointer(rebasing: listing[Int(offset)...]))
-            out.append(try EntryList.decodeEntry(from: &e))
+            let step = try r.varint()
+            guard step > 0, step < UInt64(cursor.count - index) else { throw IndexFormatError(what: "type record index") }
+            index += Int(step)
+            out.append(try cursor.entry(at: index))
         }
         return out
     }

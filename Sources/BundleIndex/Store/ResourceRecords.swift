@@ -30,7 +30,6 @@ enum ResourceRecords {
             .sorted { $0.hash < $1.hash }
         var value = ByteWriter(capacity: 4096)
         var items: [Item] = []
-        var entryOffsets: [Int] = []
         var previous: (hash: UInt64, path: String)?
         for (hash, dir) in directories {
             if let previous, previous.hash == hash {
@@ -42,12 +41,12 @@ enum ResourceRecords {
             previous = (hash, dir.path)
             value.removeAll()
             DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries)
-                .encode(into: &value, entryOffsets: &entryOffsets)
+                .encode(into: &value)
             try value.withBytes { try body(.directory(bundle: bundleID, directory: hash), $0) }
 
             let strings = stringsByDirectory[dir.path] ?? []
             collectItems(of: dir, strings: strings, into: &items)
-            try writeItems(items, bundleID: bundleID, dirHash: hash, directory: dir, entryOffsets: entryOffsets,
+            try writeItems(items, bundleID: bundleID, dirHash: hash, directory: dir,
                            strings: strings, value: &value, body)
         }
     }
@@ -82,7 +81,7 @@ enum ResourceRecords {
 
     /// Writes one record per run of equal hashes; a run that mixes names is a collision.
     private static func writeItems(_ items: [Item], bundleID: UInt64, dirHash: UInt64, directory: ScannedDirectory,
-                                   entryOffsets: [Int], strings: [StringsFile], value: inout ByteWriter,
+                                   strings: [StringsFile], value: inout ByteWriter,
                                    _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
         let check = Hashing.directoryCheck(directory.path)
         var start = 0
@@ -112,7 +111,7 @@ enum ResourceRecords {
                 }
             case .type:
                 // An entry has a type once (start and end types differ: `a.b.b` → `b.b`, `b`).
-                TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, offsets: entryOffsets, into: &value)
+                TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, into: &value)
             case .strings:
                 let file = strings[first.entry]
                 StringsRecord.encode(directoryCheck: check, name: file.name, dictionary: file.dictionary, into: &value)
