@@ -85,6 +85,23 @@ struct ReadBoundTests {
         }
     }
 
+    @Test("a miss reads only the search steps whose lproj folder exists")
+    func missReadsExistingSteps() throws {
+        let f = try BundleFixture([
+            "Bare.app/Info.plist": infoPlist(["CFBundleIdentifier": "bare", "CFBundleDevelopmentRegion": "fr"]),
+            "Bare.app/a.txt": "",
+            "Full.app/Info.plist": infoPlist(["CFBundleIdentifier": "full", "CFBundleDevelopmentRegion": "fr"]),
+            "Full.app/fr.lproj/f.txt": "", "Full.app/Base.lproj/b.txt": "",
+        ])
+        let bare = try f.bundle("Bare.app")
+        #expect(try bare.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 1)
+        #expect(try bare.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 1)
+        let full = try f.bundle("Full.app")
+        #expect(try full.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 3)
+        #expect(try full.rel("b", "txt") == "Base.lproj/b.txt")
+        #expect(try full.rel("f", "txt") == "fr.lproj/f.txt")
+    }
+
     @Test("version-0 bundles at most double the reads (root fallback)")
     func fallbackBound() throws {
         let f = try BundleFixture(["Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "old"]),

@@ -62,7 +62,7 @@ enum DirectLookup {
             text.append(bundlePath)
             text.append(slash)
             let directoryStart = text.count
-            for step in plan.steps.indices {
+            for step in plan.steps.indices where plan.stepMayExist[step] {
                 text.truncate(to: directoryStart)
                 let directory: DirectoryKey
                 if let subdirectory {

@@ -14,6 +14,11 @@ final class SearchPlan: Sendable {
     /// Per step: the directory read and CF's path prefix, for `subdirectory == nil`.
     let plainDirectories: [DirectoryRef]
     let plainPrefixes: [String]
+    /// Per step: whether its directory can exist — the global one always, an lproj step only when
+    /// the bundle's resource directory had an entry `<l>.lproj` when it was scanned. A step that
+    /// cannot exist is not read at all (a miss costs one read per existing step), as CF's bundle
+    /// consults its cached list of lproj folders.
+    let stepMayExist: [Bool]
     /// The longest directory path of `plainDirectories`, in bytes.
     let longestPlainDirectory: Int
     /// §7.6: a miss in a version-0 bundle (or /Library/Spotlight) is looked up again from the
@@ -35,6 +40,8 @@ final class SearchPlan: Sendable {
         let resourceDir = record.layout.resourceDirectory
         plainDirectories = steps.map { DirectoryRef(PathText.join(resourceDir, $0.lproj.map { $0 + ".lproj" } ?? "")) }
         plainPrefixes = steps.map { $0.lproj.map { $0 + ".lproj/" } ?? "" }
+        let lprojs = Set(record.lprojs)
+        stepMayExist = steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true }
         longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
