@@ -16,23 +16,23 @@ enum FrontCodedEntries {
         let start = w.count
         var blockStarts: [UInt32] = []
         blockStarts.reserveCapacity(entries.count / blockSize + 1)
-        var previous = "".utf8
+        var previous: [UInt8] = []
         for (index, e) in entries.enumerated() {
-            let name = e.name.utf8
-            var shared = 0
-            if index % blockSize == 0 {
-                blockStarts.append(UInt32(w.count - start))
-            } else {
-                for (a, b) in zip(previous, name) {
-                    guard a == b else { break }
-                    shared += 1
+            e.name.withUTF8Bytes { name in
+                var shared = 0
+                if index % blockSize == 0 {
+                    blockStarts.append(UInt32(w.count - start))
+                } else {
+                    let limit = min(previous.count, name.count)
+                    while shared < limit && previous[shared] == name[shared] { shared += 1 }
                 }
+                w.u8(e.flags.rawValue)
+                w.varint(UInt64(e.rank))
+                w.varint(shared)
+                w.string(utf8: UnsafeBufferPointer(rebasing: name[shared...]))
+                previous.removeAll(keepingCapacity: true)
+                previous.append(contentsOf: name)
             }
-            w.u8(e.flags.rawValue)
-            w.varint(UInt64(e.rank))
-            w.varint(shared)
-            w.string(utf8: name.dropFirst(shared))
-            previous = name
         }
         for offset in blockStarts { w.u32(offset) }
     }
