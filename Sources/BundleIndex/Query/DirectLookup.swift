@@ -5,8 +5,9 @@
 ///
 /// It gives the same answers as `ResourceLookup` for the queries it accepts (variants are
 /// chosen by the same `ResourceSearch.choose`), and hands over to it (`rootFallback`) only for
-/// a miss in a bundle with the version-0 root fallback (§7.6). Queries with `..`, `.` or empty components, names with
-/// a `/`, and type-only lookups are not accepted at all.
+/// a miss in a bundle with the version-0 root fallback (§7.6). Queries with `..`, `.` or empty
+/// components, names with a `/`, and type-only lookups are not accepted at all. Steps whose
+/// lproj folder the bundle does not have are not read (`SearchPlan.stepMayExist`).
 enum DirectLookup {
     enum Answer<R> {
         case found(R)
@@ -40,7 +41,8 @@ enum DirectLookup {
         return true
     }
 
-    /// Walks the search steps, one name-record read each, and calls `body` with the first hit.
+    /// Walks the search steps, one name-record read per step that may exist, and calls `body`
+    /// with the first hit.
     /// The query must be one `accepts` takes.
     static func find<R>(plan: SearchPlan, name: String, type: String?, subdirectory: String?,
                         in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
