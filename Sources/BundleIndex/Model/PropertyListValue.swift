@@ -80,16 +80,14 @@ extension PropertyListValue {
 
 /// Byte-wise (UTF-8) order: the deterministic order bundleidx uses wherever Foundation's order
 /// is readdir order (SEARCH_PATTERN.md §10).
-/// Native strings compare their UTF-8 buffers directly (the generic comparison through
-/// `String.UTF8View` indices dominated sorting in build profiles); others take the generic path.
+/// The UTF-8 buffers are compared directly (the generic comparison through `String.UTF8View`
+/// indices dominated sorting in build profiles).
 @inline(__always)
 func byteOrder(_ a: String, _ b: String) -> Bool {
-    let fast = a.utf8.withContiguousStorageIfAvailable { x in
-        b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+    a.withUTF8Bytes { x in
+        b.withUTF8Bytes { y in
             for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
             return x.count < y.count
         }
     }
-    if let fast, let result = fast { return result }
-    return a.utf8.lexicographicallyPrecedes(b.utf8)
 }

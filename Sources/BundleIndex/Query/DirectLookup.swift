@@ -123,8 +123,7 @@ enum DirectLookup {
     }
 
     private static func isPlain(_ text: String, components: Components) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { isPlain($0, components: components) }
-            ?? Array(text.utf8).withUnsafeBufferPointer { isPlain($0, components: components) }
+        text.withUTF8Bytes { isPlain($0, components: components) }
     }
 
     private static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>, components: Components) -> Bool {

@@ -90,8 +90,7 @@ struct IndexSnapshot {
     /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
     /// variants whose stripped name is `name` (for any target; callers filter).
     func nameCandidates(bundle: UInt64, _ dir: DirectoryRef, name: String) throws -> NameCandidates {
-        var name = name
-        return try name.withUTF8 { try nameCandidates(bundle: bundle, dir.key, name: UnsafeRawBufferPointer($0)) }
+        try name.withUTF8Bytes { try nameCandidates(bundle: bundle, dir.key, name: UnsafeRawBufferPointer($0)) }
     }
 
     /// The same, for a name spelled in bytes (the allocation-free query path).

@@ -27,9 +27,7 @@ struct PathComposer: ~Copyable {
     }
 
     mutating func append(_ text: String) {
-        // Native strings are contiguous; the copy into an array is for foreign (bridged) ones.
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { copy($0) }
-        if copied == nil { Array(text.utf8).withUnsafeBufferPointer { copy($0) } }
+        text.withUTF8Bytes { copy($0) }
     }
 
     /// Appends a copy of bytes written earlier.

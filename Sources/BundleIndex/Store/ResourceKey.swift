@@ -108,8 +108,7 @@ enum Hashing {
     private static let nameCheckSeed: UInt64 = 0x6E61_6D65_0000_0000
 
     private static func xxh3(_ s: String, seed: UInt64) -> UInt64 {
-        var s = s
-        return s.withUTF8 { xxh3(UnsafeRawBufferPointer($0), seed: seed) }
+        s.withUTF8Bytes { xxh3(UnsafeRawBufferPointer($0), seed: seed) }
     }
 
     private static func xxh3(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
