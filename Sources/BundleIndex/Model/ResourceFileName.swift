@@ -117,9 +117,8 @@ struct VariantSuffixes: Hashable, Sendable {
     }
 
     /// The part of `analyse` that allocates nothing: the variant kind of a name and the byte
-    /// range of its matched suffixes. The build calls it once per target for every file name
-    /// with a `-` or `~`; the query for every variant it chooses between.
-    func variantSuffix(in b: UnsafeBufferPointer<UInt8>) -> (VariantKind, Range<Int>)? {
+    /// range of its matched suffixes.
+    private func variantSuffix(in b: UnsafeBufferPointer<UInt8>) -> (VariantKind, Range<Int>)? {
         guard b.count > 1 else { return nil }
         var dot = b.count
         var product: Range<Int>?

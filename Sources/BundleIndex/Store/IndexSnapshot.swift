@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A directory of a bundle with its key parts computed once (hash for the key, check for
 /// collision detection).
 struct DirectoryRef: Sendable {
@@ -22,7 +16,7 @@ struct DirectoryRef: Sendable {
 /// What a name record holds for one lookup name.
 enum NameCandidates {
     case none
-    /// The common case — one entry, named exactly like the lookup — decoded without copying the name.
+    /// The common case — one entry, named exactly like the lookup (an exact-name record).
     case exact(DirectoryEntry.Flags)
     case several([DirectoryEntry])
 }
@@ -104,22 +98,10 @@ struct IndexSnapshot {
                 return try ExactNameRecord.decode(tag: tag, &r, name: name, directoryCheck: dir.check).map(NameCandidates.exact) ?? .none
             }
             guard tag == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
+            // An `N` record always holds variants: a name alone is written as an exact-name record.
             guard try r.u32() == dir.check else { return .none }
-            let start = r.offset
-            if try r.count() == 1 {
-                let flags = DirectoryEntry.Flags(rawValue: try r.u8())
-                _ = try r.varint()   // the rank: only variants competing for the name need it
-                if Self.sameBytes(try r.slice(), name) { return .exact(flags) }
-            }
-            var full = ByteReader(UnsafeRawBufferPointer(rebasing: v[start...]))
-            return .several(try EntryList.decode(from: &full))
+            return .several(try EntryList.decode(from: &r))
         }
-    }
-
-    private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
-        return memcmp(pa, pb, a.count) == 0
     }
 
     /// Entries of `dir` whose start or end type is `type`, in byte order. Two reads when the

@@ -128,16 +128,9 @@ enum ResourceRecords {
     static func lookupNames(of name: String, into names: inout [String]) {
         names.removeAll(keepingCapacity: true)
         names.append(name)
-        var name = name
-        name.withUTF8 { b in
-            guard b.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") }) else { return }
-            for target in VariantSuffixes.allTargets {
-                guard let (_, suffix) = target.variantSuffix(in: b) else { continue }
-                var stripped = Array(b[..<suffix.lowerBound])
-                stripped.append(contentsOf: b[suffix.upperBound...])
-                let s = String(decoding: stripped, as: UTF8.self)
-                if !names.contains(s) { names.append(s) }
-            }
+        guard name.utf8.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") }) else { return }
+        for target in VariantSuffixes.allTargets {
+            if let stripped = target.analyse(name).stripped, !names.contains(stripped) { names.append(stripped) }
         }
     }
 }
