@@ -161,17 +161,23 @@ public struct IndexedBundle: Sendable {
     /// lookup otherwise and for the §7.6 root fallback (its hit goes to `general`).
     private func single<R>(_ name: String?, _ type: String?, _ sub: String?,
                            direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
+        // Swift's Bundle answers nil before CF when both are nil or empty.
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        return try reader.store.read { snap in try single(in: snap, name, type, sub, direct: direct, general: general) }
+    }
+
+    /// `single`'s route inside one snapshot (also what `readsForLookup` counts).
+    private func single<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?,
+                           direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
         guard let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub) else {
-            return try hit(name, type, sub, .unspecified).map(general)
+            return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified).map(general)
         }
-        return try reader.store.read { snap in
-            switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: snap, direct) {
-            case .found(let result): return result
-            case .notFound: return nil
-            case .rootFallback:
-                return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified,
-                                               rootFallbackOnly: true).map(general)
-            }
+        switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: snap, direct) {
+        case .found(let result): return result
+        case .notFound: return nil
+        case .rootFallback:
+            return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified,
+                                           rootFallbackOnly: true).map(general)
         }
     }
 
@@ -201,15 +207,11 @@ public struct IndexedBundle: Sendable {
                         localization: ResourceLookup.Localization = .unspecified) throws -> Int {
         try reader.store.read { snap in
             let before = snap.reads
-            var rootFallbackOnly = false
-            if localization == .unspecified, let name, DirectLookup.accepts(name: name, type: type, subdirectory: subdirectory) {
-                let answer = try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: subdirectory,
-                                                   in: snap) { _ in () }
-                guard case .rootFallback = answer else { return snap.reads - before }
-                rootFallbackOnly = true
+            if localization == .unspecified {
+                _ = try single(in: snap, name, type, subdirectory, direct: { _ in () }, general: { _ in () })
+            } else {
+                _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: localization)
             }
-            _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: localization,
-                                        rootFallbackOnly: rootFallbackOnly)
             return snap.reads - before
         }
     }
