@@ -48,7 +48,7 @@ enum DirectLookup {
                         in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let type = (type?.isEmpty ?? true) ? nil : type
         let subdirectory = (subdirectory?.isEmpty ?? true) ? nil : subdirectory
-        let bundlePath = plan.bundlePath
+        let bundlePath = plan.record.path
         let nameLength = name.utf8.count + (type.map { $0.utf8.count + 1 } ?? 0)
         // The layout below: the name twice, the bundle path, the directory and three slashes.
         let capacity = 2 * nameLength + bundlePath.utf8.count + plan.longestPlainDirectory
@@ -76,7 +76,7 @@ enum DirectLookup {
                     directory = plan.plainDirectories[step].key
                 }
                 let answer: Answer<R>
-                switch try snapshot.nameCandidates(bundle: plan.bundleID, directory, name: text.bytes(lookupName)) {
+                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
                 case .none:
                     continue
                 case .exact(let flags):

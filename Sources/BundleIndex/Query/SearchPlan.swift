@@ -4,10 +4,6 @@
 /// subdirectory, the bundle's own resource directory.
 final class SearchPlan: Sendable {
     let record: BundleRecord
-    /// `record.id` and `record.path`, kept apart so the query path reads them without touching
-    /// the rest of the record.
-    let bundleID: UInt64
-    let bundlePath: String
     let context: SearchContext
     let info: BundleInfo
     let steps: [ResourceSearch.Step]
@@ -27,8 +23,6 @@ final class SearchPlan: Sendable {
 
     init(record: BundleRecord, context: SearchContext) {
         self.record = record
-        bundleID = record.id
-        bundlePath = record.path
         self.context = context
         let info = BundleInfo(record: record, context: context)
         self.info = info
