@@ -21,10 +21,13 @@ let package = Package(
         // LMDB again, for the physical floor: raw mdb_get on the same index files, bypassing
         // BundleIndex (whose CLMDB module is internal to the main package).
         .systemLibrary(name: "CLMDBFloor", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        // Fixtures, the lookups benchmarked and the raw floor, shared by the package-benchmark
+        // suite and the interleaved ratio gate.
+        .target(name: "BenchSupport", dependencies: ["CLMDBFloor", .product(name: "BundleIndex", package: "bundleidx")]),
         .executableTarget(
             name: "BundleLookup",
             dependencies: [
-                "CLMDBFloor",
+                "BenchSupport",
                 .product(name: "BundleIndex", package: "bundleidx"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
@@ -36,6 +39,9 @@ let package = Package(
         // `bundleidx` target in ../Package.swift; keep the two lists alike).
         .executableTarget(name: "HelloWorld", linkerSettings: staticLikeBundleidx),
         .executableTarget(name: "FoundationOnly", linkerSettings: staticLikeBundleidx),
+        // The CI gate's ratio checks: both sides of every ratio alternated over repeated rounds
+        // (tools/bench-gate; Benchmarks/ratio-floors).
+        .executableTarget(name: "RatioGate", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),
         // A bare lookup loop for perf / callgrind.
         .executableTarget(name: "QueryProfile", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
     ]

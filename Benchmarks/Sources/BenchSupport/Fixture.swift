@@ -1,36 +1,36 @@
 import Foundation
 
 /// One lookup from gen-tree's queries.jsonl.
-struct Query: Sendable {
-    let bundle: String
-    let name: String?
-    let type: String?
-    let directory: String?
-    let kind: String
+public struct Query: Sendable {
+    public let bundle: String
+    public let name: String?
+    public let type: String?
+    public let directory: String?
+    public let kind: String
 }
 
 /// A benchmark fixture made by tools/bench-fixture: a generated tree, its queries and its index.
 /// The benchmarks never build fixtures themselves (a 1M-resource tree takes minutes); they read
 /// the directories listed in $BUNDLEIDX_BENCH_FIXTURES as `label=dir` pairs separated by commas.
-struct Fixture: Sendable {
-    let label: String
-    let directory: String
-    let resources: Int
-    let queries: [Query]
+public struct Fixture: Sendable {
+    public let label: String
+    public let directory: String
+    public let resources: Int
+    public let queries: [Query]
 
-    var tree: String { directory + "/tree" }
-    var index: String { directory + "/index" }
+    public var tree: String { directory + "/tree" }
+    public var index: String { directory + "/index" }
 
     /// The kinds benchmarked as single queries; "lproj" keeps only the lookups that the search
     /// list finds by itself (without forLocalization:), so that storeReadCount can count them.
-    static let kinds = ["global", "lproj", "variant", "miss", "paths"]
+    public static let kinds = ["global", "lproj", "variant", "miss", "paths"]
 
     /// Up to `limit` queries of `kind`, in file order (deterministic: the fixture is seeded).
-    func queries(ofKind kind: String, limit: Int = 256) -> [Query] {
+    public func queries(ofKind kind: String, limit: Int = 256) -> [Query] {
         Array(queries.lazy.filter { $0.kind == kind }.prefix(limit))
     }
 
-    static func fromEnvironment() -> [Fixture] {
+    public static func fromEnvironment() -> [Fixture] {
         guard let spec = ProcessInfo.processInfo.environment["BUNDLEIDX_BENCH_FIXTURES"], !spec.isEmpty else {
             return []
         }
@@ -46,7 +46,7 @@ struct Fixture: Sendable {
         }
     }
 
-    init(label: String, directory: String) throws {
+    public init(label: String, directory: String) throws {
         self.label = label
         self.directory = directory
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/gen.json")))

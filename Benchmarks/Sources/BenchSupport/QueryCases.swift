@@ -4,29 +4,30 @@ import Foundation
 /// The same lookups three ways — bundleidx under a profile, Foundation's Bundle, and nothing at
 /// all (for reads per query) — prepared once per benchmark process in the setup hook, so that
 /// opening the index or parsing queries.jsonl is never timed.
-final class QueryCases: @unchecked Sendable {
-    let fixture: Fixture
-    let kind: String
-    let context: SearchContext
+public final class QueryCases: @unchecked Sendable {
+    public let fixture: Fixture
+    public let kind: String
+    public let context: SearchContext
     /// The lookups of this kind, in queries.jsonl order.
-    let queries: [Query]
-    private(set) var indexed: [(bundle: IndexedBundle, query: Query)] = []
-    private(set) var foundation: [(bundle: Bundle, query: Query)] = []
+    public let queries: [Query]
+    public private(set) var indexed: [(bundle: IndexedBundle, query: Query)] = []
+    public private(set) var foundation: [(bundle: Bundle, query: Query)] = []
     /// Store reads of each case, from IndexedBundle.storeReadCount (nil for `paths`, whose
     /// read count the library does not expose).
-    private(set) var reads: [Int]? = nil
+    public private(set) var reads: [Int]? = nil
     private var reader: IndexReader?
 
-    init(fixture: Fixture, kind: String, context: SearchContext) {
+    /// The first `limit` lookups of `kind` in the fixture.
+    public init(fixture: Fixture, kind: String, context: SearchContext, limit: Int = 256) {
         self.fixture = fixture
         self.kind = kind
         self.context = context
-        self.queries = fixture.queries(ofKind: kind)
+        self.queries = fixture.queries(ofKind: kind, limit: limit)
     }
 
-    var count: Int { indexed.count }
+    public var count: Int { indexed.count }
 
-    func prepareIndexed() throws {
+    public func prepareIndexed() throws {
         guard reader == nil else { return }
         let reader = try IndexReader(path: fixture.index)
         self.reader = reader
@@ -43,7 +44,7 @@ final class QueryCases: @unchecked Sendable {
         }
     }
 
-    func prepareFoundation() {
+    public func prepareFoundation() {
         guard foundation.isEmpty else { return }
         var bundles: [String: Bundle] = [:]
         for query in queries {
@@ -54,7 +55,7 @@ final class QueryCases: @unchecked Sendable {
 
     /// One bundleidx lookup; returns something derived from the answer for blackHole.
     @inline(__always)
-    func indexedLookup(_ i: Int) throws -> Int {
+    public func indexedLookup(_ i: Int) throws -> Int {
         let (bundle, q) = indexed[i % indexed.count]
         if q.name == nil {
             return try bundle.paths(forResourcesOfType: q.type, inDirectory: q.directory).count
@@ -64,13 +65,13 @@ final class QueryCases: @unchecked Sendable {
 
     /// The same lookup through `withPath`, which hands out the path's bytes instead of a String.
     @inline(__always)
-    func indexedLookupBytes(_ i: Int) throws -> Int {
+    public func indexedLookupBytes(_ i: Int) throws -> Int {
         let (bundle, q) = indexed[i % indexed.count]
         return try bundle.withPath(forResource: q.name, ofType: q.type, inDirectory: q.directory) { $0.count } ?? 0
     }
 
     @inline(__always)
-    func foundationLookup(_ i: Int) -> Int {
+    public func foundationLookup(_ i: Int) -> Int {
         let (bundle, q) = foundation[i % foundation.count]
         return Self.foundationAnswer(bundle, q)
     }
@@ -78,7 +79,7 @@ final class QueryCases: @unchecked Sendable {
     /// The first lookup of a Bundle created just for it. CF keeps no bundle instance alive
     /// between iterations (none is loaded), but may keep process-wide directory caches: this is
     /// the cheapest "cold" Foundation can be inside one process.
-    func freshFoundationLookup(_ i: Int) -> Int {
+    public func freshFoundationLookup(_ i: Int) -> Int {
         let q = queries[i % queries.count]
         guard let bundle = Bundle(path: q.bundle) else { return -1 }
         return Self.foundationAnswer(bundle, q)
@@ -93,7 +94,7 @@ final class QueryCases: @unchecked Sendable {
 
     /// How many cases bundleidx (foundation-linux) answers differently from Foundation: the
     /// comparison is only fair when both do the same work. Printed to stderr, never fatal.
-    func mismatches() throws -> Int {
+    public func mismatches() throws -> Int {
         try prepareIndexed()
         prepareFoundation()
         var differing = 0

@@ -3,14 +3,14 @@ import CLMDBFloor
 /// The physical floor: LMDB's own mdb_get on the same index file, with none of BundleIndex's
 /// key hashing, record decoding or search logic. Opened exactly like the library opens it for
 /// reading (MDB_RDONLY | MDB_NOTLS), so the page cache and B-tree depth are the same.
-final class RawIndex: @unchecked Sendable {
+public final class RawIndex: @unchecked Sendable {
     private var env: OpaquePointer?
     private var txn: OpaquePointer?
     private var dbi = MDB_dbi()
     /// 24-byte keys of existing `resources` records, sampled at random at setup.
-    private(set) var keys: [[UInt8]] = []
+    public private(set) var keys: [[UInt8]] = []
 
-    init?(path: String, sample: Int = 4096) {
+    public init?(path: String, sample: Int = 4096) {
         guard mdb_env_create(&env) == 0 else { return nil }
         mdb_env_set_maxdbs(env, 8)
         guard mdb_env_open(env, path, UInt32(MDB_RDONLY | MDB_NOTLS), 0o644) == 0,
@@ -51,7 +51,7 @@ final class RawIndex: @unchecked Sendable {
 
     /// One mdb_get in the long-lived read transaction; returns the value size so the read
     /// cannot be optimised away.
-    func get(_ index: Int) -> Int {
+    public func get(_ index: Int) -> Int {
         keys[index].withUnsafeBytes { raw in
             var key = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
             var value = MDB_val()
@@ -61,7 +61,7 @@ final class RawIndex: @unchecked Sendable {
 
     /// A read transaction of its own around one mdb_get: what every bundleidx query pays on top
     /// of its reads (each public call runs in its own transaction).
-    func getInOwnTransaction(_ index: Int) -> Int {
+    public func getInOwnTransaction(_ index: Int) -> Int {
         var own: OpaquePointer?
         guard mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &own) == 0 else { return -1 }
         defer { mdb_txn_abort(own) }
@@ -74,10 +74,10 @@ final class RawIndex: @unchecked Sendable {
 }
 
 /// A tiny deterministic generator (Steele, Lea, Flood: SplitMix64).
-struct SplitMix64 {
+public struct SplitMix64 {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
