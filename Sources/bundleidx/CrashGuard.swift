@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// LMDB trusts the pages it maps: a data file whose inside was overwritten (not truncated, not
 /// foreign — those are detected when the index opens) can make it read through a garbage

@@ -10,10 +10,11 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+import BundleIndexJSON
 
 // Linux only: the expected answers are those of swift-corelibs-foundation (the .foundationLinux
 // profile); on Apple platforms the oracle would record Apple's Foundation instead.
-@Suite("Conformance with Foundation's Bundle (differential oracle)",
+@Suite("Conformance with Foundation's Bundle (differential oracle)", .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"),
        .enabled(if: Conformance.isLinux, "the oracle records Foundation-on-Linux answers"))
 struct ConformanceTests {
     @Test("generated bundles (gen.py seeds)")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import BundleIndex
 
-@Suite("Watcher", .serialized)
+@Suite("Watcher", .serialized, .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))
 struct WatchTests {
     static let app = [
         "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"]),
@@ -162,7 +162,7 @@ struct WatchTests {
 
     @Test("watch limit reached: degraded mode rescans unwatched directories and says so")
     func degraded() throws {
-        var options = WatchOptions()
+        var options = IndexWatcher.Options()
         options.rescanInterval = 0.2
         let h = try WatcherHarness(Self.app, options: options) { $0.tree.artificialLimit = 3 }
         defer { h.stop() }

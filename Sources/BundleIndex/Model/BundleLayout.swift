@@ -29,6 +29,7 @@ public enum BundleLayout: UInt8, Sendable, CaseIterable {
         }
     }
 
+    /// A short name for output: `resources`, `support-files`, `contents` or `flat`.
     public var name: String {
         switch self {
         case .resources: return "resources"

@@ -63,32 +63,3 @@ struct LookupRequest {
         return false
     }
 }
-
-enum PathComponents {
-    /// `_CFAppendPathComponent2`: joins with one `/` unless the left side already ends in one.
-    static func append(_ left: String, _ right: String) -> String {
-        if left.isEmpty { return right }
-        return left.hasSuffix("/") ? left + right : left + "/" + right
-    }
-
-    /// RFC 3986 remove_dot_segments on a relative path, keeping empty segments (`//`) — what
-    /// CFURL's `.path` does to the relative URLs of type lookups and arrays (§7.5).
-    static func removingDotSegments(_ path: String) -> String {
-        var input = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        let leadingSlash = path.hasPrefix("/")
-        if leadingSlash { input.removeFirst() }
-        var out: [String] = []
-        for (i, segment) in input.enumerated() {
-            let isLast = i == input.count - 1
-            if segment == "." {
-                if isLast { out.append("") }
-            } else if segment == ".." {
-                if !out.isEmpty { out.removeLast() }
-                if isLast { out.append("") }
-            } else {
-                out.append(segment)
-            }
-        }
-        return (leadingSlash ? "/" : "") + out.joined(separator: "/")
-    }
-}

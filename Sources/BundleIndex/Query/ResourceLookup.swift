@@ -1,9 +1,16 @@
-/// A found resource, as Foundation reports it.
+/// A found resource, as Foundation reports it: `IndexedBundle.resource(named:ofType:inDirectory:)`
+/// answers with one where `Bundle.url(forResource:…)` answers with a URL.
 public struct ResourceHit: Equatable, Sendable {
-    /// Relative to the bundle root, spelled like Foundation's `path(...)` (no trailing `/`).
+    /// The bundle's absolute path (`IndexedBundle.bundlePath`).
+    public let bundlePath: String
+    /// Relative to the bundle root, spelled like Foundation's `path(...)` (no trailing `/`);
+    /// "." for the bundle folder itself.
     public let relativePath: String
     /// Foundation's `url(...).hasDirectoryPath`: true for real directories (not for links to them).
     public let isDirectory: Bool
+
+    /// The absolute path, as `IndexedBundle.path(forResource:…)` answers it.
+    public var path: String { relativePath == "." ? bundlePath : bundlePath + "/" + relativePath }
 }
 
 /// `_CFBundleCopyFindResources` over the index: argument normalisation (§7.1), the
@@ -127,6 +134,6 @@ struct ResourceLookup {
         if !verbatim { rel = PathComponents.removingDotSegments(rel) }
         let isDirectory = rel.hasSuffix("/")
         if isDirectory { rel.removeLast() }
-        return ResourceHit(relativePath: rel.isEmpty ? "." : rel, isDirectory: isDirectory)
+        return ResourceHit(bundlePath: search.bundle.path, relativePath: rel.isEmpty ? "." : rel, isDirectory: isDirectory)
     }
 }

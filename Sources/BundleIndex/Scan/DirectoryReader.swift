@@ -1,40 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// One directory entry as CF's `_CFIterateDirectory` sees it (SEARCH_PATTERN.md §3).
-struct DirectoryEntry: Hashable, Sendable {
-    struct Flags: OptionSet, Hashable, Sendable {
-        let rawValue: UInt8
-        /// `d_type == DT_DIR`: CF reports the entry with a trailing `/`.
-        static let directory = Flags(rawValue: 1)
-        /// A symbolic link (never gets a trailing `/`, even when it points at a directory).
-        static let symlink = Flags(rawValue: 2)
-        /// A symbolic link that resolves to a directory: usable as a subdirectory in lookups.
-        static let symlinkToDirectory = Flags(rawValue: 4)
-    }
-
-    let name: String
-    let flags: Flags
-    /// Position in readdir order. Visible order is byte order (§10), but CF's answer depends on
-    /// readdir order in two places — competing variants of one name (the last read wins, §6) and
-    /// the truncation of a localized listing at a global name containing `.lproj` (D13) — and
-    /// the rank lets the index reproduce both for an unchanged directory.
-    var rank: UInt32 = 0
-
-    var isDirectory: Bool { flags.contains(.directory) }
-    /// A directory or a link to one: CF can descend into it and the layout rules count it.
-    var isTraversable: Bool { flags.contains(.directory) || flags.contains(.symlinkToDirectory) }
-    var countsForLayout: Bool { flags.contains(.directory) || flags.contains(.symlink) }
-}
-
-/// `bundleidx sync` drops files named `.bundleidx-cookie-*` into a watched root; they are never
-/// indexed (docs/watching.md).
-enum SyncCookie {
-    static let prefix = ".bundleidx-cookie-"
-}
 
 /// Why a directory could not be listed.
 struct DirectoryReadError: Error, CustomStringConvertible {

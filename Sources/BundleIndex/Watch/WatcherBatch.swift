@@ -4,12 +4,12 @@ import Glibc
 extension IndexWatcher {
     /// Applies everything pending in one write transaction, then releases the sync cookies it
     /// covered. Readers see the batch all at once.
-    public func applyPending() throws {
+    func applyPending() throws {
         settleUnpairedMoves()
         guard !pending.isEmpty else { pending = PendingChanges(); return }
         let batch = pending
         pending = PendingChanges()
-        let started = IndexBuilder.monotonicSeconds()
+        let started = monotonicSeconds()
         if batch.overflow {
             try rescanEverything()
         } else {
@@ -29,7 +29,7 @@ extension IndexWatcher {
             watchScanned(scannedDirectories)
             if tree.limitReached { try setState(tree.unwatched.isEmpty ? "live" : "degraded") }
             logger.debug("batch applied", metadata: ["bundles": "\(rescanned.count)",
-                                                    "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+                                                    "seconds": "\(monotonicSeconds() - started)"])
         }
         for cookie in batch.cookies { unlink(cookie) }
         let generation = try store.read { try $0.metaU64(.generation) } ?? 0
@@ -94,13 +94,13 @@ extension IndexWatcher {
             markChanged(parent(of: dir), name: PathText.lastComponent(dir))
             added = true
         }
-        if added { pending.touched(at: IndexBuilder.monotonicSeconds()) }
+        if added { pending.touched(at: monotonicSeconds()) }
     }
 
     /// After an overflow nothing about the tree can be trusted: watch everything again and
     /// rebuild every root.
     func rescanEverything() throws {
-        let started = IndexBuilder.monotonicSeconds()
+        let started = monotonicSeconds()
         // The queue overflowed, so cookie events may be lost too. Cookies already in a root are
         // released after the rescan, which starts after they were created and so covers every
         // change made before them.
@@ -127,7 +127,7 @@ extension IndexWatcher {
         }
         bundles = found
         logger.notice("rescanned every root after the overflow", metadata: [
-            "bundles": "\(found.count)", "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+            "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])
     }
 
     func root(of path: String) -> String {

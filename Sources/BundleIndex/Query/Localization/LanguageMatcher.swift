@@ -11,13 +11,13 @@
 // This is the behaviour of CF *with* Apple ICU (Darwin). On Linux, swift-corelibs-foundation
 // is built without `__HAS_APPLE_ICU__` and every match is empty (spec §4.3, §9).
 
-public enum LanguageMatcher {
+enum LanguageMatcher {
 
     /// `ualoc_localizationsToUse(preferred, available)`: the best match among `available` for
     /// the FIRST preferred language that matches anything, followed by that winner's other
     /// available fallbacks in parent-chain order. `["zxx"]` when nothing matches but
     /// `available` contains `"zxx"`; otherwise `[]` when nothing matches.
-    public static func localizationsToUse(preferred: [String], available: [String]) -> [String] {
+    static func localizationsToUse(preferred: [String], available: [String]) -> [String] {
         let prefs = preferred.map { LocaleIDInfo($0, penalizeNonDefaultCountry: false) }
         let avail = available.map { LocaleIDInfo($0, penalizeNonDefaultCountry: true) }
 
@@ -108,7 +108,7 @@ public enum LanguageMatcher {
     /// `developmentRegion` its `CFBundleDevelopmentRegion`, `preferences` the user's
     /// preferred languages. `defaultLocalization` stands for CF's process-wide
     /// `_CFBundleSetDefaultLocalization` value (normally unset, hence `"en"`).
-    public static func bundleSearchList(
+    static func bundleSearchList(
         localizations: [String], developmentRegion: String?, preferences: [String],
         defaultLocalization: String? = nil
     ) -> [String] {
@@ -131,7 +131,7 @@ public enum LanguageMatcher {
     /// `_CFBundleCopyLocalizationsForPreferences` (spec §4.5, Apple result), the function
     /// behind `Bundle.preferredLocalizations(from:forPreferences:)`: the matcher's list, or
     /// `[from[0]]` when nothing matches, or `["en"]` when `from` is empty.
-    public static func preferredLocalizations(from: [String], preferences: [String]) -> [String] {
+    static func preferredLocalizations(from: [String], preferences: [String]) -> [String] {
         guard let first = from.first else { return ["en"] }
         let result = preferredLanguagesInList(from, devLang: nil, user: preferences)
         return result.isEmpty ? [first] : result

@@ -29,9 +29,9 @@ struct ScannedBundle {
 }
 
 /// A path relative to the bundle root and its modification time (ns).
-public struct FileStamp: Equatable, Sendable {
-    public let path: String
-    public let modificationTime: UInt64
+struct FileStamp: Equatable, Sendable {
+    let path: String
+    let modificationTime: UInt64
 }
 
 struct ScannedDirectory {
@@ -52,39 +52,4 @@ struct StringsFile {
     let directory: String
     let name: String
     let dictionary: [String: PropertyListValue]?
-}
-
-/// Lexical path helpers shared by the scanner and the query side.
-enum PathText {
-    /// Joins non-empty components with `/`.
-    static func join(_ parts: String...) -> String {
-        parts.filter { !$0.isEmpty }.joined(separator: "/")
-    }
-
-    /// Removes `.` and empty components and resolves `..` lexically. nil when `..` would climb
-    /// above the start.
-    static func normalise(_ path: String) -> String? {
-        var out: [Substring] = []
-        for c in path.split(separator: "/", omittingEmptySubsequences: true) {
-            if c == "." { continue }
-            if c == ".." {
-                if out.isEmpty { return nil }
-                out.removeLast()
-            } else {
-                out.append(c)
-            }
-        }
-        return out.joined(separator: "/")
-    }
-
-    /// An absolute, lexically normalised form of a path given on the command line or to the API.
-    static func absolute(_ path: String, currentDirectory: String) -> String {
-        let joined = path.hasPrefix("/") ? path : currentDirectory + "/" + path
-        return "/" + (normalise(joined) ?? "")
-    }
-
-    static func lastComponent(_ path: String) -> String {
-        guard let i = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: i)...])
-    }
 }
