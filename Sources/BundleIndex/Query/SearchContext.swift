@@ -2,13 +2,15 @@
 /// device. Everything a query needs besides the index.
 public struct SearchContext: Sendable, Equatable {
     public enum Profile: String, Sendable, CaseIterable {
-        /// swift-corelibs-foundation on Linux, exactly (SEARCH_PATTERN.md §4.4 "Linux result").
+        /// swift-corelibs-foundation on Linux, exactly (docs/search-pattern.md, "Foundation on
+        /// Linux").
         case foundationLinux = "foundation-linux"
         /// Apple's documented search pattern with the user's languages, platform and device.
         case apple
     }
 
-    /// The platform whose file and Info.plist variants apply (§5, §2.4).
+    /// The platform whose file and Info.plist variants apply (docs/search-pattern.md, "Platform
+    /// and device variants" and "Platform and device keys").
     public enum Platform: String, Sendable, CaseIterable {
         case linux, macos, ios, tvos, watchos
 
@@ -31,14 +33,17 @@ public struct SearchContext: Sendable, Equatable {
 
     public let profile: Profile
     /// Ordered preferred languages (BCP-47 or POSIX identifiers). `foundationLinux` ignores
-    /// them: Foundation's user languages on Linux are always `["en"]` (§4.2).
+    /// them: Foundation's user languages on Linux are always `["en"]` (docs/search-pattern.md,
+    /// L-no-preferences).
     public let preferredLanguages: [String]
     public let platform: Platform
     /// The effective device: `ipod` counts as `iphone`; tvOS and watchOS imply theirs; nil on
-    /// macOS and Linux, where device modifiers mean nothing (§5).
+    /// macOS and Linux, where device modifiers mean nothing (docs/search-pattern.md, "Platform
+    /// and device variants").
     public let device: Device?
 
-    /// The file-name suffixes this context recognises (§5 table).
+    /// The file-name suffixes this context recognises (docs/search-pattern.md, "Platform and
+    /// device variants").
     let suffixes: VariantSuffixes
 
     /// Foundation on Linux: `-linux` platform variants, no device variants, one-language search

@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// One directory entry as CF's `_CFIterateDirectory` sees it (SEARCH_PATTERN.md §3).
+/// One directory entry as CF's `_CFIterateDirectory` sees it (docs/search-pattern.md,
+/// "Directory listings").
 struct DirectoryEntry: Hashable, Sendable {
     struct Flags: OptionSet, Hashable, Sendable {
         let rawValue: UInt8
@@ -18,10 +19,11 @@ struct DirectoryEntry: Hashable, Sendable {
 
     let name: String
     let flags: Flags
-    /// Position in readdir order. Visible order is byte order (§10), but CF's answer depends on
-    /// readdir order in two places — competing variants of one name (the last read wins, §6) and
-    /// the truncation of a localized listing at a global name containing `.lproj` (D13) — and
-    /// the rank lets the index reproduce both for an unchanged directory.
+    /// Position in readdir order. Visible order is byte order, but CF's answer depends on
+    /// readdir order in two places — two equally specific variants of one name (the one read
+    /// last wins; docs/search-pattern.md, "Variants in one directory") and the truncation of a
+    /// localized listing at a global name containing `.lproj` (L-lproj-substring) — and the
+    /// rank lets the index reproduce both for an unchanged directory.
     var rank: UInt32 = 0
 
     var isDirectory: Bool { flags.contains(.directory) }
@@ -53,8 +55,9 @@ struct DirectoryListing {
 
 enum DirectoryReader {
     /// Lists `path` like `_CFIterateDirectory`: skips `.`, `..`, inode 0 and `._*`; `DT_UNKNOWN`
-    /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified,
-    /// §10). Names that are not valid UTF-8 are left out and counted: CF cannot make a CFString
+    /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified;
+    /// docs/search-pattern.md, "Directory listings"). Names that are not valid UTF-8 are left
+    /// out and counted: CF cannot make a CFString
     /// from them either.
     static func list(_ path: String, skippedNames: inout Int) throws -> [DirectoryEntry] {
         try listing(path, skippedNames: &skippedNames).entries

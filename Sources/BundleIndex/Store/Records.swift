@@ -15,7 +15,8 @@ public struct BundleRecord: Sendable, Equatable {
     public let path: String
     public let layout: BundleLayout
     let infoPlists: [InfoPlistFile]
-    /// lproj names of the resource directory, byte order (§4.1 step 2, deterministic order).
+    /// lproj names of the resource directory, byte order instead of CF's readdir order
+    /// (docs/search-pattern.md, "The localization list", L-readdir-order).
     public let lprojs: [String]
     public let warnings: [String]
     /// The root of the `build` that indexed this bundle.

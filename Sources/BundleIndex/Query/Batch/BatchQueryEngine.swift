@@ -1,6 +1,6 @@
 import Foundation
 
-/// Answers queries in the differential oracle's JSON format (FOUNDATION_LINUX.md §1), one JSON
+/// Answers queries in the differential oracle's JSON format (docs/batch-queries.md), one JSON
 /// object per line with a `"bundle"` field: what `bundleidx query --batch` speaks. Paths in
 /// answers are relative to the bundle root, as the oracle's are.
 public final class BatchQueryEngine {
