@@ -20,10 +20,11 @@ struct DirectoryEntry: Hashable, Sendable {
     let name: String
     let flags: Flags
     /// Position in readdir order. Visible order is byte order, but CF's answer depends on
-    /// readdir order in two places — two equally specific variants of one name (the one read
-    /// last wins; docs/search-pattern.md, "Variants in one directory") and the truncation of a
-    /// localized listing at a global name containing `.lproj` (L-lproj-substring) — and the
-    /// rank lets the index reproduce both for an unchanged directory.
+    /// readdir order in two places — two equally specific variants of one name (which one wins
+    /// depends on which CF reads first; docs/search-pattern.md, "Variants in one directory") and
+    /// the truncation of a localized listing at a global name containing `.lproj`
+    /// (L-lproj-substring) — and the rank lets the index reproduce both for an unchanged
+    /// directory.
     var rank: UInt32 = 0
 
     var isDirectory: Bool { flags.contains(.directory) }
