@@ -2,7 +2,7 @@ import BundleIndex
 import Foundation
 
 /// Answers `bundleidx query --batch`: one JSON object per line with a `"bundle"` field and the
-/// differential oracle's operations (tools/oracle), one JSON answer per line. Paths in answers
+/// differential oracle's operations (docs/batch-queries.md), one JSON answer per line. Paths in answers
 /// are relative to the bundle root, as the oracle's are.
 ///
 /// ```swift

@@ -1,4 +1,5 @@
-/// One directory entry as CF's `_CFIterateDirectory` sees it (SEARCH_PATTERN.md §3).
+/// One directory entry as CF's `_CFIterateDirectory` sees it (docs/search-pattern.md,
+/// "Directory listings").
 struct DirectoryEntry: Hashable, Sendable {
     struct Flags: OptionSet, Hashable, Sendable {
         let rawValue: UInt8
@@ -12,10 +13,12 @@ struct DirectoryEntry: Hashable, Sendable {
 
     let name: String
     let flags: Flags
-    /// Position in readdir order. Visible order is byte order (§10), but CF's answer depends on
-    /// readdir order in two places — competing variants of one name (the last read wins, §6) and
-    /// the truncation of a localized listing at a global name containing `.lproj` (D13) — and
-    /// the rank lets the index reproduce both for an unchanged directory.
+    /// Position in readdir order. Visible order is byte order, but CF's answer depends on
+    /// readdir order in two places — two equally specific variants of one name (which one wins
+    /// depends on which CF reads first; docs/search-pattern.md, "Variants in one directory") and
+    /// the truncation of a localized listing at a global name containing `.lproj`
+    /// (L-lproj-substring) — and the rank lets the index reproduce both for an unchanged
+    /// directory.
     var rank: UInt32 = 0
 
     var isDirectory: Bool { flags.contains(.directory) }

@@ -1,12 +1,13 @@
 /// What the scanner found in one bundle: everything a lookup on it can depend on
-/// (SEARCH_PATTERN.md §10), before it is written to the index.
+/// (docs/search-pattern.md), before it is written to the index.
 struct ScannedBundle {
     /// Absolute path as the user names it (lexically normalised, symlinks not resolved, like
     /// `Bundle(path:)`).
     let path: String
     let layout: BundleLayout
     /// Every file in the Info.plist directory whose name matches `Info.plist`,
-    /// `Info-<platform>.plist` case-insensitively (§2.1, the `apple` profile's GNUstep rule).
+    /// `Info-macos.plist`, `Info-iphoneos.plist` or `Info-gnustep.plist` case-insensitively
+    /// (docs/search-pattern.md, "Which Info.plist file is read").
     let infoPlists: [InfoPlistFile]
     /// Names of resource-directory entries ending in `.lproj` (suffix removed), in byte order.
     let lprojs: [String]

@@ -134,7 +134,8 @@ public struct IndexedBundle: Sendable {
 
     // MARK: localization
 
-    /// `Bundle.localizations` (§4.1; lproj names in byte order).
+    /// `Bundle.localizations` (docs/search-pattern.md, "The localization list"; lproj names in
+    /// byte order).
     public var localizations: [String] { info.localizations }
 
     /// `Bundle.developmentLocalization`: nil when Info.plist has none (Foundation on Linux traps).
@@ -170,7 +171,8 @@ public struct IndexedBundle: Sendable {
     /// `Bundle.bundleIdentifier`: `CFBundleIdentifier` of the Info.plist, or nil.
     public var bundleIdentifier: String? { info.identifier }
 
-    /// The `InfoPlist.strings` the search finds, parsed (§2.7); nil when there is none.
+    /// The `InfoPlist.strings` the search finds, parsed (docs/search-pattern.md, "Localized
+    /// Info dictionary"); nil when there is none.
     public func localizedInfoDictionary() throws -> [String: PropertyListValue]? {
         // The search and the read of the file's record in one snapshot.
         let found: [String: PropertyListValue]?? = try reader.store.read { snap in
@@ -184,7 +186,8 @@ public struct IndexedBundle: Sendable {
     }
 
     /// `Bundle.object(forInfoDictionaryKey:)`. foundation-linux: the localized dictionary when
-    /// one exists (even when it lacks the key), else Info.plist (D7). apple: the localized
+    /// one exists (even when it lacks the key), else Info.plist (docs/search-pattern.md,
+    /// L-no-info-fallback). apple: the localized
     /// value, else the Info.plist value (CF's own rule).
     public func object(forInfoDictionaryKey key: String) throws -> PropertyListValue? {
         guard let local = try localizedInfoDictionary() else { return infoDictionary[key] }
@@ -207,7 +210,7 @@ public struct IndexedBundle: Sendable {
 
     /// A single lookup without `forLocalization:`, in one snapshot: the allocation-free
     /// `DirectLookup` when the query is of its kind (its hit goes to `direct`), the general
-    /// lookup otherwise and for the §7.6 root fallback (its hit goes to `general`).
+    /// lookup otherwise and for the version-0 root fallback (its hit goes to `general`).
     private func single<R>(_ name: String?, _ type: String?, _ sub: String?,
                            direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
         // Swift's Bundle answers nil before CF when both are nil or empty.

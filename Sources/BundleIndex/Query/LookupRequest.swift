@@ -1,5 +1,5 @@
-/// A resource query after CF's argument normalisation (SEARCH_PATTERN.md §7.1,
-/// `_CFBundleCopyFindResources`).
+/// A resource query after CF's argument normalisation (`_CFBundleCopyFindResources`;
+/// docs/search-pattern.md, "Lookup arguments" and "Subdirectories").
 struct LookupRequest {
     enum Key: Equatable {
         /// `name.type`, or a bare name.
@@ -51,7 +51,8 @@ struct LookupRequest {
         }
     }
 
-    /// The depth walk of §7.1: a leading empty component and `.` are skipped, `..` goes up.
+    /// CF's depth walk (docs/search-pattern.md, "Subdirectories"): a leading empty component
+    /// and `.` are skipped, `..` goes up.
     private static func climbsOut(_ path: String) -> Bool {
         var depth = 0
         for (i, c) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {

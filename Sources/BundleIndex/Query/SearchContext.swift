@@ -8,13 +8,15 @@
 public struct SearchContext: Sendable, Equatable {
     /// The rules a lookup follows (docs/search-pattern.md, "Profiles").
     public enum Profile: String, Sendable, CaseIterable {
-        /// swift-corelibs-foundation on Linux, exactly (SEARCH_PATTERN.md §4.4 "Linux result").
+        /// swift-corelibs-foundation on Linux, exactly (docs/search-pattern.md, "Foundation on
+        /// Linux").
         case foundationLinux = "foundation-linux"
         /// Apple's documented search pattern with the user's languages, platform and device.
         case apple
     }
 
-    /// The platform whose file and Info.plist variants apply (§5, §2.4).
+    /// The platform whose file and Info.plist variants apply (docs/search-pattern.md, "Platform
+    /// and device variants" and "Platform and device keys").
     public enum Platform: String, Sendable, CaseIterable {
         /// Linux (`-linux` variants; what Foundation on Linux uses).
         case linux
@@ -56,15 +58,18 @@ public struct SearchContext: Sendable, Equatable {
     /// The rules.
     public let profile: Profile
     /// Ordered preferred languages (BCP-47 or POSIX identifiers). `foundationLinux` ignores
-    /// them: Foundation's user languages on Linux are always `["en"]` (§4.2).
+    /// them: Foundation's user languages on Linux are always `["en"]` (docs/search-pattern.md,
+    /// L-no-preferences).
     public let preferredLanguages: [String]
     /// The platform whose `-platform` file variants and `Key-platform` Info.plist keys apply.
     public let platform: Platform
     /// The effective device: `ipod` counts as `iphone`; tvOS and watchOS imply theirs; nil on
-    /// macOS and Linux, where device modifiers mean nothing (§5).
+    /// macOS and Linux, where device modifiers mean nothing (docs/search-pattern.md, "Platform
+    /// and device variants").
     public let device: Device?
 
-    /// The file-name suffixes this context recognises (§5 table).
+    /// The file-name suffixes this context recognises (docs/search-pattern.md, "Platform and
+    /// device variants").
     let suffixes: VariantSuffixes
 
     /// Foundation on Linux: `-linux` platform variants, no device variants, one-language search

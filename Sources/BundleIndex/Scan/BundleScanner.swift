@@ -1,8 +1,10 @@
-/// Reads one bundle: layout (§1), Info.plist files (§2), lproj names (§4.1) and every directory
-/// a lookup can read (§6, §7.6).
+/// Reads one bundle: layout, Info.plist files, lproj names and every directory a lookup can
+/// read (docs/search-pattern.md, "Bundle layouts", "Info.plist", "lproj folders", "Search
+/// order").
 ///
 /// Which directories: the resource directory and everything below it; for old-style and flat
-/// bundles the whole bundle (version-0 bundles fall back to the root on a miss, §7.6).
+/// bundles the whole bundle (version-0 bundles fall back to the root on a miss;
+/// docs/search-pattern.md, "Version-0 root fallback").
 /// Symbolic links to directories are followed when their target lies inside the bundle and is
 /// not one of the directories already being walked (no loops); the linked content is indexed
 /// under the link's own path, as CF would address it. Links leading out of the bundle are
@@ -117,12 +119,14 @@ struct BundleScanner {
     // MARK: - Info.plist and InfoPlist.strings
 
     /// CF reads no Info.plist for a flat bundle whose path ends in `Support Files`, `Contents`
-    /// or `Resources` — "the innards of another bundle" (§1 table; a plain suffix test).
+    /// or `Resources` — "the innards of another bundle" (a plain suffix test;
+    /// docs/search-pattern.md, "Bundle layouts").
     static func isInnards(_ path: String) -> Bool {
         ["Support Files", "Contents", "Resources"].contains { path.hasSuffix($0) }
     }
 
-    /// Names the `foundation-linux` and `apple` profiles may read (§2.1; GNUstep's own name).
+    /// Names the `foundation-linux` and `apple` profiles may read (GNUstep's own name included;
+    /// docs/search-pattern.md, "Which Info.plist file is read").
     static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
                                               "info-gnustep.plist"]
 

@@ -17,8 +17,9 @@ struct DirectoryListing {
 
 enum DirectoryReader {
     /// Lists `path` like `_CFIterateDirectory`: skips `.`, `..`, inode 0 and `._*`; `DT_UNKNOWN`
-    /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified,
-    /// §10). Names that are not valid UTF-8 are left out and counted: CF cannot make a CFString
+    /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified;
+    /// docs/search-pattern.md, "Directory listings"). Names that are not valid UTF-8 are left
+    /// out and counted: CF cannot make a CFString
     /// from them either.
     static func list(_ path: String, skippedNames: inout Int) throws -> [DirectoryEntry] {
         try listing(path, skippedNames: &skippedNames).entries

@@ -15,7 +15,8 @@ struct BundleRecord: Sendable, Equatable {
     let path: String
     let layout: BundleLayout
     let infoPlists: [InfoPlistFile]
-    /// lproj names of the resource directory, byte order (§4.1 step 2, deterministic order).
+    /// lproj names of the resource directory, byte order instead of CF's readdir order
+    /// (docs/search-pattern.md, "The localization list", L-readdir-order).
     let lprojs: [String]
     let warnings: [String]
     /// The root of the `build` that indexed this bundle.

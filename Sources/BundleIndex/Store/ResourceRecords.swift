@@ -123,7 +123,8 @@ enum ResourceRecords {
     }
 
     /// Name keys of an entry: its own name and the name with the platform/product suffix of each
-    /// known target removed (§5), so every profile finds a variant with the same single read.
+    /// known target removed (docs/search-pattern.md, "Platform and device variants"), so every
+    /// profile finds a variant with the same single read.
     /// Distinct names, the entry's own first.
     static func lookupNames(of name: String, into names: inout [String]) {
         names.removeAll(keepingCapacity: true)

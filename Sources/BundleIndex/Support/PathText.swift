@@ -42,7 +42,8 @@ enum PathComponents {
     }
 
     /// RFC 3986 remove_dot_segments on a relative path, keeping empty segments (`//`) — what
-    /// CFURL's `.path` does to the relative URLs of type lookups and arrays (§7.5).
+    /// CFURL's `.path` does to the relative URLs of type lookups and arrays
+    /// (docs/search-pattern.md, "Returned paths").
     static func removingDotSegments(_ path: String) -> String {
         var input = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let leadingSlash = path.hasPrefix("/")

@@ -8,7 +8,7 @@ extension String {
 }
 
 /// Byte-wise (UTF-8) order: the deterministic order bundleidx uses wherever Foundation's order
-/// is readdir order (SEARCH_PATTERN.md §10).
+/// is readdir order (docs/search-pattern.md, L-readdir-order).
 /// The UTF-8 buffers are compared directly (the generic comparison through `String.UTF8View`
 /// indices dominated sorting in build profiles).
 @inline(__always)
