@@ -147,7 +147,7 @@ struct WatchTests {
         defer { h.stop() }
         // The watcher does not read its queue while `pause` exists: more events than
         // fs.inotify.max_queued_events overflow it.
-        let limit = Int(String(decoding: DirectoryReader.readFile("/proc/sys/fs/inotify/max_queued_events") ?? [], as: UTF8.self)
+        let limit = Int(String(decoding: FileSystem.readFile("/proc/sys/fs/inotify/max_queued_events") ?? [], as: UTF8.self)
             .trimmingWhitespace()) ?? 16384
         let dir = h.root + "/A.app/Many"
         for i in 0..<(limit + 200) {

@@ -28,7 +28,7 @@ public enum IndexBuilder {
         var absolute: [String] = []
         for root in roots {
             let path = PathText.absolute(root, currentDirectory: cwd)
-            guard DirectoryReader.isDirectory(path) else {
+            guard FileSystem.isDirectory(path) else {
                 var st = stat()
                 throw BundleIndexError.badInput(path: root, reason: stat(path, &st) == 0 ? "not a directory" : "no such directory")
             }

@@ -33,7 +33,7 @@ public final class IndexReader: Sendable {
             return IndexedBundle(reader: self, record: record, context: context)
         }
         // Named through a link: compare resolved paths.
-        if let real = DirectoryReader.realPath(absolute), real != absolute,
+        if let real = FileSystem.realPath(absolute), real != absolute,
            let record = try store.read({ try $0.bundle(path: real) }) {
             return IndexedBundle(reader: self, record: record, context: context)
         }

@@ -50,7 +50,7 @@ struct BundleScanner {
         let strings = readStringsFiles(layout: layout, byPath: byPath)
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
-        let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: DirectoryReader.modificationTime(bundlePath + "/" + $0)) }
+        let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
                              directories: directories, stringsFiles: strings, warnings: warnings, fileStamps: fileStamps)
     }
@@ -72,8 +72,8 @@ struct BundleScanner {
     }
 
     private mutating func walkTree(from start: String) -> [ScannedDirectory] {
-        guard let bundleReal = DirectoryReader.realPath(bundlePath),
-              let startReal = DirectoryReader.realPath(start.isEmpty ? bundlePath : bundlePath + "/" + start)
+        guard let bundleReal = FileSystem.realPath(bundlePath),
+              let startReal = FileSystem.realPath(start.isEmpty ? bundlePath : bundlePath + "/" + start)
         else { return [] }
         var out: [ScannedDirectory] = []
         // (relative path, its real path, real paths of the directories above it: the loop
@@ -103,7 +103,7 @@ struct BundleScanner {
                 let child = PathText.join(relative, entry.name)
                 var childReal = (real == "/" ? "" : real) + "/" + entry.name
                 if entry.flags.contains(.symlinkToDirectory) {
-                    guard let target = DirectoryReader.realPath(bundlePath + "/" + child) else { continue }
+                    guard let target = FileSystem.realPath(bundlePath + "/" + child) else { continue }
                     let inside = target == bundleReal || target.hasPrefix(bundleReal + "/")
                     let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }
                     if !inside || loops { continue }

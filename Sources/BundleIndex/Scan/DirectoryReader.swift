@@ -41,7 +41,7 @@ enum DirectoryReader {
         defer { closedir(dir) }
         let fd = dirfd(dir)
         var st = stat()
-        let mtime = fstat(fd, &st) == 0 ? nanoseconds(st.st_mtim) : 0
+        let mtime = fstat(fd, &st) == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
         var entries: [DirectoryEntry] = []
         while let ent = readdir(dir) {
             if ent.pointee.d_ino == 0 { continue }
@@ -79,51 +79,5 @@ enum DirectoryReader {
             return []
         default: return []
         }
-    }
-
-    /// `realpath(3)`, or nil when the path does not resolve.
-    static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
-    }
-
-    /// A directory and not a link to one (`lstat`).
-    static func isRealDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
-    }
-
-    /// Modification time in nanoseconds (the watcher compares it after a restart).
-    static func modificationTime(_ path: String) -> UInt64 {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return 0 }
-        return nanoseconds(st.st_mtim)
-    }
-
-    private static func nanoseconds(_ t: timespec) -> UInt64 {
-        UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
-    }
-
-    static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) <= limit else { return nil }
-        var out = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        while done < out.count {
-            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { break }
-            done += n
-        }
-        return Array(out[..<done])
     }
 }

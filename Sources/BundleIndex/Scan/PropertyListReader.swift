@@ -22,7 +22,7 @@ enum PropertyListReader {
     }
 
     static func dictionary(atPath path: String) -> Result<[String: PropertyListValue], Failure> {
-        guard let bytes = DirectoryReader.readFile(path) else { return .failure(.unreadable) }
+        guard let bytes = FileSystem.readFile(path) else { return .failure(.unreadable) }
         return dictionary(from: bytes)
     }
 

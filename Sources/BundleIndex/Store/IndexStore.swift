@@ -62,7 +62,7 @@ final class IndexStore: @unchecked Sendable {
                 throw BundleIndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
             }
             let hasData = access(path + "/data.mdb", F_OK) == 0
-            if !hasData && !isEmptyDirectory(path) {
+            if !hasData && !FileSystem.isEmptyDirectory(path) {
                 throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
             }
         }
@@ -142,11 +142,6 @@ final class IndexStore: @unchecked Sendable {
         case .corrupted, .panic: return .corrupt(path: path, reason: e.description)
         default: return .storage(path: path, code: e.code, message: e.description)
         }
-    }
-
-    private static func isEmptyDirectory(_ path: String) -> Bool {
-        var skipped = 0
-        return ((try? DirectoryReader.list(path, skippedNames: &skipped)) ?? [DirectoryEntry(name: "?", flags: [])]).isEmpty && skipped == 0
     }
 
     private static func makeDirectories(_ path: String) throws {

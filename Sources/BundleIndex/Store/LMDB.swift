@@ -109,7 +109,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     static func shared(path: String, readOnly: Bool) throws -> LMDBEnvironment {
-        let key = DirectoryReader.realPath(path) ?? path
+        let key = FileSystem.realPath(path) ?? path
         return try registry.withLock { table in
             if let env = table[key]?.environment, readOnly || !env.readOnly { return env }
             let env = try LMDBEnvironment(path: path, readOnly: readOnly)

@@ -58,7 +58,7 @@ public final class IndexWatcher {
         var absolute: [String] = []
         for r in roots {
             let path = PathText.absolute(r, currentDirectory: cwd)
-            guard DirectoryReader.isDirectory(path) else { throw BundleIndexError.badInput(path: r, reason: "no such directory") }
+            guard FileSystem.isDirectory(path) else { throw BundleIndexError.badInput(path: r, reason: "no such directory") }
             absolute.append(path)
         }
         self.roots = absolute.sorted(by: byteOrder)
@@ -114,7 +114,7 @@ public final class IndexWatcher {
         guard !record.stamps.isEmpty else { return false }
         for stamp in record.stamps {
             let path = stamp.path.isEmpty ? record.path : record.path + "/" + stamp.path
-            if DirectoryReader.modificationTime(path) != stamp.modificationTime { return false }
+            if FileSystem.modificationTime(path) != stamp.modificationTime { return false }
         }
         return true
     }

@@ -74,7 +74,7 @@ final class Inotify {
 
     /// The kernel's limit, for the message that explains how to raise it.
     static func maxUserWatches() -> Int? {
-        guard let bytes = DirectoryReader.readFile("/proc/sys/fs/inotify/max_user_watches", limit: 64) else { return nil }
+        guard let bytes = FileSystem.readFile("/proc/sys/fs/inotify/max_user_watches", limit: 64) else { return nil }
         return Int(String(decoding: bytes, as: UTF8.self).trimmingWhitespace())
     }
 }

@@ -40,7 +40,7 @@ extension IndexWatcher {
     private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>,
                            _ scannedDirectories: inout [String]) throws {
         let before = bundles.filter { $0 == path || $0.hasPrefix(path + "/") }
-        guard DirectoryReader.isRealDirectory(path) else {
+        guard FileSystem.isRealDirectory(path) else {
             for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
             return
         }
@@ -67,7 +67,7 @@ extension IndexWatcher {
                               _ scannedDirectories: inout [String]) throws {
         rescanned.insert(path)
         var skipped = 0
-        if DirectoryReader.isRealDirectory(path) || roots.contains(path),
+        if FileSystem.isRealDirectory(path) || roots.contains(path),
            let listing = try? DirectoryReader.listing(path, skippedNames: &skipped),
            TreeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
@@ -90,7 +90,7 @@ extension IndexWatcher {
     /// made between the scan and this watch produced no event.
     func watchScanned(_ directories: [String]) {
         var added = false
-        for dir in directories where DirectoryReader.isRealDirectory(dir) && tree.watch(dir) {
+        for dir in directories where FileSystem.isRealDirectory(dir) && tree.watch(dir) {
             markChanged(parent(of: dir), name: PathText.lastComponent(dir))
             added = true
         }

@@ -12,7 +12,7 @@ extension IndexWatcher {
         }
         if e.has(Int32(IN_IGNORED)) {
             // The kernel dropped the watch: the directory was deleted or its file system unmounted.
-            if let dir = tree.dropped(e.wd), !DirectoryReader.isDirectory(dir) {
+            if let dir = tree.dropped(e.wd), !FileSystem.isDirectory(dir) {
                 markChanged(parent(of: dir), name: PathText.lastComponent(dir))
             }
             return
