@@ -57,6 +57,8 @@ let package = Package(
         // Builds and stops just before committing, for the test that kills a build there (built
         // with everything else by `swift build`, like the CLI the tests run).
         .executableTarget(name: "BuildUntilCommit", dependencies: ["BundleIndex"], path: "Tests/BuildUntilCommit"),
+        // Faults inside and outside an index's map, for the test of the CLI's crash guard.
+        .executableTarget(name: "FaultProbe", dependencies: ["BundleIndex"], path: "Tests/FaultProbe"),
         .testTarget(
             name: "BundleIndexTests",
             dependencies: ["BundleIndex", "BundleIndexJSON", .product(name: "Logging", package: "swift-log")]

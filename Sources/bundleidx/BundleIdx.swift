@@ -1,5 +1,5 @@
 import ArgumentParser
-import BundleIndex
+@_spi(Engine) import BundleIndex
 
 import Glibc
 
@@ -50,7 +50,8 @@ struct IndexOptions: ParsableArguments {
     func openReader() throws -> IndexReader { try Self.openReader(at: resolvedPath) }
 
     static func openReader(at path: String) throws -> IndexReader {
-        CrashGuard.install(indexPath: path)
+        MappedReadGuard.install(message: "bundleidx: error: the index at \(path) is damaged (reading it failed); "
+                                    + "rebuild it with bundleidx build\n", exitCode: Exit.index.rawValue)
         do {
             return try IndexReader(path: path)
         } catch {

@@ -176,6 +176,30 @@ struct StoreTests {
         #expect(after < before && after > 0)
     }
 
+    @Test("the crash guard turns a fault inside the index's map into exit 3 and leaves other faults alone")
+    func crashGuardOwnsOnlyMappedReads() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        for (mode, expectCrash) in [("inside", false), ("outside", true)] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: testHelperBinary("FaultProbe"))
+            process.arguments = [f.indexPath, mode]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if expectCrash {
+                #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGSEGV,
+                        "a fault outside the map is a crash, not an index error")
+            } else {
+                #expect(process.terminationReason == .exit && process.terminationStatus == 3)
+                #expect(text.contains("damaged"))
+            }
+        }
+    }
+
     @Test("kill -9 during build leaves the previous index intact and readable")
     func killedBuild() throws {
         let old = try BundleFixture(Self.twoBundles)

@@ -97,6 +97,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
         self.handle = env
         self.readOnly = readOnly
+        MappedRanges.register(directory: path)
     }
 
     /// LMDB forbids opening one environment twice in a process: closing either copy releases
