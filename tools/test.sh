@@ -16,3 +16,8 @@ fi
 bash tools/install-deps.sh
 swift build --build-tests
 swift test --skip-build
+# The house rules: no reference leaves the repository, the rooms have no cycle, the library's
+# public face stays small and documented (docs/architecture.md).
+python3 tools/check-references
+python3 tools/room-deps > /dev/null
+python3 tools/api-surface
