@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The watcher logs through swift-log (the CLI sends it to stderr).
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Errno: named errno values and their messages in BundleIndexError.system.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // Debian's liblmdb-dev / libxxhash-dev, found through pkg-config; never vendored.
@@ -33,12 +35,16 @@ let package = Package(
         ),
         .target(
             name: "BundleIndex",
-            dependencies: ["CLMDB", "CXXHash", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLMDB", "CXXHash", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // The JSON faces of the library: `--json` output and the batch protocol (docs/architecture.md).
+        .target(name: "BundleIndexJSON", dependencies: ["BundleIndex"]),
         .executableTarget(
             name: "bundleidx",
             dependencies: [
                 "BundleIndex",
+                "BundleIndexJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -48,9 +54,14 @@ let package = Package(
             // start-up"). Debug builds (tests) stay dynamic: faster links, same code.
             linkerSettings: [.unsafeFlags(["-static-stdlib"] + staticFoundationLibraries, .when(configuration: .release))]
         ),
+        // Builds and stops just before committing, for the test that kills a build there (built
+        // with everything else by `swift build`, like the CLI the tests run).
+        .executableTarget(name: "BuildUntilCommit", dependencies: ["BundleIndex"], path: "Tests/BuildUntilCommit"),
+        // Faults inside and outside an index's map, for the test of the CLI's crash guard.
+        .executableTarget(name: "FaultProbe", dependencies: ["BundleIndex"], path: "Tests/FaultProbe"),
         .testTarget(
             name: "BundleIndexTests",
-            dependencies: ["BundleIndex", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BundleIndex", "BundleIndexJSON", .product(name: "Logging", package: "swift-log")]
         ),
     ]
 )

@@ -1,11 +1,7 @@
 import ArgumentParser
 import BundleIndex
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct BuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,7 +34,7 @@ struct BuildCommand: ParsableCommand {
         let showProgress = stderrIsTerminal
         var lastPrint = 0.0
         let started = Self.now()
-        let summary: BuildSummary
+        let summary: IndexBuilder.Summary
         do {
             summary = try IndexBuilder.build(roots: roots, indexPath: options.resolvedPath) { bundles, resources in
                 guard showProgress else { return }

@@ -1,11 +1,7 @@
 import ArgumentParser
-import BundleIndex
+@_spi(Engine) import BundleIndex
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct BundleIdx: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,23 +44,14 @@ struct IndexOptions: ParsableArguments {
 
     var resolvedPath: String { Self.resolvedPath(index) }
 
-    /// `--index` when given, else the environment's default location (the order --help lists).
-    static func resolvedPath(_ index: String?) -> String {
-        if let index { return index }
-        func env(_ name: String) -> String? {
-            guard let v = getenv(name) else { return nil }
-            let s = String(cString: v)
-            return s.isEmpty ? nil : s
-        }
-        if let p = env("BUNDLEIDX_INDEX") { return p }
-        if let cache = env("XDG_CACHE_HOME") { return cache + "/bundleidx" }
-        return (env("HOME") ?? ".") + "/.cache/bundleidx"
-    }
+    /// `--index` when given, else the library's default location (the order --help lists).
+    static func resolvedPath(_ index: String?) -> String { index ?? IndexLocation.default }
 
     func openReader() throws -> IndexReader { try Self.openReader(at: resolvedPath) }
 
     static func openReader(at path: String) throws -> IndexReader {
-        CrashGuard.install(indexPath: path)
+        MappedReadGuard.install(message: "bundleidx: error: the index at \(path) is damaged (reading it failed); "
+                                    + "rebuild it with bundleidx build\n", exitCode: Exit.index.rawValue)
         do {
             return try IndexReader(path: path)
         } catch {
@@ -76,10 +63,11 @@ struct IndexOptions: ParsableArguments {
 /// Prints `error` the way users read it and returns the exit code that matches it.
 func fail(_ error: Error) -> ExitCode {
     printError("\(error)")
-    switch error {
-    case is IndexError: return Exit.index
-    case is BuildInputError: return Exit.input
-    default: return Exit.other
+    switch error as? BundleIndexError {
+    case .missing?, .notAnIndex?, .unsupportedVersion?, .corrupt?, .refusingToOverwrite?, .storage?, .hashCollision?:
+        return Exit.index
+    case .badInput?: return Exit.input
+    case .system?, .syncTimedOut?, nil: return Exit.other
     }
 }
 

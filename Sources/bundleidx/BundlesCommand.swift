@@ -1,5 +1,6 @@
 import ArgumentParser
 import BundleIndex
+import BundleIndexJSON
 
 struct BundlesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,18 +25,17 @@ struct BundlesCommand: ParsableCommand {
 
     func run() throws {
         let reader = try options.openReader()
-        let records: [BundleRecord]
-        do { records = try reader.bundles(under: under) } catch { throw fail(error) }
+        let bundles: [IndexedBundle]
+        do { bundles = try reader.bundles(under: under) } catch { throw fail(error) }
         var rows: [JSONText] = []
-        for r in records {
-            guard let b = try? reader.bundle(atPath: r.path) else { continue }
+        for b in bundles {
             if json {
-                rows.append(.object([("path", .string(r.path)), ("layout", .string(r.layout.name)),
+                rows.append(.object([("path", .string(b.bundlePath)), ("layout", .string(b.layout.name)),
                                      ("resourcePath", .string(b.resourcePath)),
                                      ("identifier", b.bundleIdentifier.map(JSONText.string) ?? .null),
                                      ("localizations", JSONText.strings(b.localizations))]))
             } else {
-                print("\(r.path)\t\(r.layout.name)\t\(b.bundleIdentifier ?? "-")")
+                print("\(b.bundlePath)\t\(b.layout.name)\t\(b.bundleIdentifier ?? "-")")
             }
         }
         if json { print(JSONText.array(rows)) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BundleIndex
+import BundleIndexJSON
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +48,7 @@ struct InfoCommand: ParsableCommand {
                     ("developmentLocalization", b.developmentLocalization.map(JSONText.string) ?? .null),
                     ("localizations", JSONText.strings(b.localizations)),
                     ("searchList", JSONText.strings(b.languageSearchList)),
-                    ("info", JSONText(.dictionary(info))), ("warnings", JSONText.strings(b.record.warnings)),
+                    ("info", JSONText(.dictionary(info))), ("warnings", JSONText.strings(b.warnings)),
                 ]))
                 return
             }
@@ -58,7 +59,7 @@ struct InfoCommand: ParsableCommand {
             print("developmentLocalization: \(b.developmentLocalization ?? "-")")
             print("localizations: \(b.localizations.joined(separator: ", "))")
             print("searchList: \(b.languageSearchList.joined(separator: ", "))")
-            for w in b.record.warnings { print("warning: \(w)") }
+            for w in b.warnings { print("warning: \(w)") }
             for k in info.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 print("\(k) = \(Self.plain(info[k]!))")
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BundleIndex
+import BundleIndexJSON
 
 struct LocalizationsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,9 +31,6 @@ struct LocalizationsCommand: ParsableCommand {
         let reader = try options.openReader()
         let context = search.context
         let b = try openBundle(reader, bundle, context)
-        var order = [b.languageSearchList.first].compactMap { $0 }.map { $0 + ".lproj" }
-        order.append("Base.lproj")
-        order += b.languageSearchList.dropFirst().map { $0 + ".lproj" }
         if json {
             print(JSONText.render([
                 ("localizations", JSONText.strings(b.localizations)),
@@ -47,6 +45,6 @@ struct LocalizationsCommand: ParsableCommand {
         print("development localization: \(b.developmentLocalization ?? "-")")
         print("preferred languages (\(context.profile.rawValue)): \(context.preferredLanguages.joined(separator: ", "))")
         print("search list: \(b.languageSearchList.joined(separator: ", "))")
-        print("lookup order: global, \(order.joined(separator: ", "))")
+        print("lookup order: " + b.lookupOrder.map { $0.isEmpty ? "global" : $0 }.joined(separator: ", "))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BundleIndex
+import BundleIndexJSON
 
 struct PathsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,11 +1,8 @@
 import ArgumentParser
 import BundleIndex
+import BundleIndexJSON
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -112,7 +109,7 @@ struct ResourceQuery {
                 hit = try b.resource(named: name, ofType: type, inDirectory: directory)
             }
         } catch { throw fail(error) }
-        let path = hit.map { $0.relativePath == "." ? b.bundlePath : b.bundlePath + "/" + $0.relativePath }
+        let path = hit?.path
         if json {
             print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
                                    ("isDirectory", .bool(hit?.isDirectory ?? false))]))

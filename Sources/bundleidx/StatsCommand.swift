@@ -1,5 +1,6 @@
 import ArgumentParser
 import BundleIndex
+import BundleIndexJSON
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +16,7 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         let reader = try options.openReader()
-        let s: IndexStatistics
+        let s: IndexReader.Statistics
         do { s = try reader.statistics() } catch { throw fail(error) }
         if json {
             print(JSONText.render([

@@ -59,7 +59,7 @@ struct WatchCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "bundleidx.watch")
-        var settings = WatchOptions()
+        var settings = IndexWatcher.Options()
         settings.settle = Double(settleMilliseconds) / 1000
         settings.maxDelay = Double(maxDelayMilliseconds) / 1000
         settings.rescanInterval = Double(rescanInterval)
@@ -97,63 +97,5 @@ enum StopSignal {
         // A parent may have started us with these signals blocked (a blocked mask is inherited).
         sigprocmask(SIG_UNBLOCK, &unblock, nil)
         return fds[0]
-    }
-}
-
-struct SyncCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sync",
-        abstract: "Wait until the watcher has applied every change made before this call.",
-        discussion: """
-        Drops a cookie file into ROOT (a directory a running `bundleidx watch` watches) and
-        waits until the watcher has committed the batch that contains it. Afterwards a query
-        sees every change made before `sync` started. Exit 0 when synced, 5 on timeout.
-
-        Example:
-          cp -r Build/New.bundle Examples/ && bundleidx sync Examples && bundleidx query com.example.new icon --type png
-        """
-    )
-
-    @Argument(help: "A watched root.")
-    var root: String
-
-    @Option(name: .long, help: "Give up after this many seconds.")
-    var timeout = 10.0
-
-    func run() throws {
-        do { try WatchSync.sync(root: root, timeout: timeout) } catch { throw fail(error) }
-    }
-}
-
-struct VerifyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "verify",
-        abstract: "Compare the index with a fresh scan and list every difference.",
-        discussion: """
-        Scans ROOT... (default: every root the index was built from) and compares each bundle's
-        records with the ones a build would write now. Prints one line per difference; exit 0
-        when there is none, 1 otherwise.
-
-        Example:
-          bundleidx verify Examples
-        """
-    )
-
-    @OptionGroup var options: IndexOptions
-
-    @Argument(help: ArgumentHelp("Roots to compare (default: the index's roots).", valueName: "root"))
-    var roots: [String] = []
-
-    func run() throws {
-        let differences: [IndexDifference]
-        do {
-            differences = try IndexVerifier.verify(indexPath: options.resolvedPath, roots: roots.isEmpty ? nil : roots)
-        } catch { throw fail(error) }
-        for d in differences { print(d) }
-        if !differences.isEmpty {
-            printError("\(differences.count) difference(s) between the index and the disk")
-            throw Exit.notFound
-        }
-        print("index matches the disk")
     }
 }

@@ -1,10 +1,6 @@
 import ArgumentParser
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // Usage errors exit with 2 (documented in --help) instead of ArgumentParser's 64.
 do {

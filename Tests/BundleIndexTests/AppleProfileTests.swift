@@ -1,5 +1,6 @@
 // The apple profile: the documented search pattern with the user's languages, platform and
-// device (SEARCH_PATTERN.md §4–§7, §2.4), one rule per test.
+// device (docs/search-pattern.md), one rule per test; each test name starts with the section
+// it checks.
 import Foundation
 import Testing
 @testable import BundleIndex
@@ -17,7 +18,7 @@ struct AppleProfileTests {
         "A.app/Contents/Resources/Base.lproj/en.txt": "", "A.app/Contents/Resources/en.lproj/en.txt": "",
     ]
 
-    @Test("§4.4 search list: best match, its fallbacks, the development region")
+    @Test("The language search list: best match, its fallbacks, the development region")
     func searchLists() throws {
         let f = try BundleFixture(Self.app)
         #expect(try f.bundle("A.app", context: .apple(languages: ["en-GB"])).languageSearchList == ["en_GB", "en"])
@@ -26,7 +27,7 @@ struct AppleProfileTests {
         #expect(try f.bundle("A.app", context: .apple(languages: ["en-IN"])).languageSearchList == ["en_GB", "en"])
     }
 
-    @Test("§7.2 order: global, S0, Base.lproj, then S1…Sn")
+    @Test("Search order: global, S0, Base.lproj, then S1…Sn")
     func lookupOrder() throws {
         let b = try BundleFixture(Self.app).bundle("A.app", context: .apple(languages: ["en-GB"]))
         #expect(try b.rel("global", "txt") == "Contents/Resources/global.txt")
@@ -40,7 +41,7 @@ struct AppleProfileTests {
         #expect(try fr.rel("g", "strings") == "Contents/Resources/en.lproj/g.strings", "the development region is the last step")
     }
 
-    @Test("§6 type hiding: a type found in S0 or Base is not taken from later lprojs")
+    @Test("Type hiding: a type found in S0 or Base is not taken from later lprojs")
     func typeHiding() throws {
         let b = try BundleFixture(Self.app).bundle("A.app", context: .apple(languages: ["fr"]))
         // fr has .strings, so en's .strings are hidden; .txt is in fr and Base.
@@ -58,7 +59,7 @@ struct AppleProfileTests {
         "V.app/only~ipad.png": "", "V.app/flag.png": "", "V.app/en.lproj/flag~ipad.png": "",
     ]
 
-    @Test("§5/§6 iPad: n-plat~dev > n~dev > n-plat > n inside one directory")
+    @Test("Variants in one directory: on an iPad n-plat~dev > n~dev > n-plat > n")
     func deviceVariants() throws {
         let f = try BundleFixture(Self.variants)
         let ipad = try f.bundle("V.app", context: .apple(languages: ["en"], platform: .ios, device: .ipad))
@@ -74,13 +75,13 @@ struct AppleProfileTests {
         #expect(try ios.rel("icon", "png") == "icon-iphoneos.png", "no device: only the platform variant applies")
     }
 
-    @Test("§8 device modifiers apply per directory, never across directories")
+    @Test("Variants in one directory: device modifiers apply per directory, never across directories")
     func variantsDoNotCrossDirectories() throws {
         let ipad = try BundleFixture(Self.variants).bundle("V.app", context: .apple(languages: ["en"], platform: .ios, device: .ipad))
         #expect(try ipad.rel("flag", "png") == "flag.png")
     }
 
-    @Test("§5 macOS and Linux: device modifiers mean nothing, the platform suffix does")
+    @Test("Platform and device variants: on macOS and Linux device modifiers mean nothing, the platform suffix does")
     func platformVariants() throws {
         let f = try BundleFixture(Self.variants)
         let mac = try f.bundle("V.app", context: .apple(languages: ["en"], platform: .macos, device: .ipad))
@@ -91,7 +92,7 @@ struct AppleProfileTests {
         #expect(try linux.rel("logo", "png") == "logo-linux.png")
     }
 
-    @Test("§2.4 Info.plist keys: the best override for the platform and device wins, others are removed")
+    @Test("Platform and device keys: the best override for the platform and device wins, others are removed")
     func infoOverrides() throws {
         let f = try BundleFixture(["I.app/Info.plist": infoPlist([
             "CFBundleIdentifier": "i", "CFBundleIdentifier~ipad": "never", "Name": "plain", "Name~ipad": "tablet",
@@ -110,10 +111,10 @@ struct AppleProfileTests {
         #expect(mac.infoDictionary["Name"] == .string("plain"))
         #expect(mac.infoDictionary["Other"] == .string("mac") && mac.infoDictionary["Other-macos"] == nil)
         let linux = try f.bundle("I.app", context: .foundationLinux)
-        #expect(linux.infoDictionary["Name~ipad"] == .string("tablet"), "foundation-linux keeps keys verbatim (D5)")
+        #expect(linux.infoDictionary["Name~ipad"] == .string("tablet"), "foundation-linux keeps keys verbatim (L-literal-keys)")
     }
 
-    @Test("§2.1 platform Info.plist, GNUstep's Info-gnustep.plist, and a lower-case info.plist")
+    @Test("Which Info.plist file is read: platform Info.plist, GNUstep's Info-gnustep.plist, and a lower-case info.plist")
     func infoPlistFiles() throws {
         let f = try BundleFixture([
             "M.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "plain"]),
@@ -126,11 +127,11 @@ struct AppleProfileTests {
         #expect(try f.bundle("M.app", context: .apple(languages: ["en"])).bundleIdentifier == "plain")
         #expect(try f.bundle("G.app", context: .apple(languages: ["en"])).bundleIdentifier == "org.gnustep.g")
         #expect(try f.bundle("G.app", context: .foundationLinux).bundleIdentifier == nil)
-        #expect(try f.bundle("L.app", context: .apple(languages: ["en"])).bundleIdentifier == "lower", "D9: the matched file is read")
+        #expect(try f.bundle("L.app", context: .apple(languages: ["en"])).bundleIdentifier == "lower", "L-info-plist-case: the apple profile reads the matched file")
         #expect(try f.reader().bundle(identifier: "org.gnustep.g", context: .apple(languages: ["en"])) != nil)
     }
 
-    @Test("§2.7 localized Info.plist values, falling back to Info.plist")
+    @Test("Localized Info dictionary: localized Info.plist values, falling back to Info.plist")
     func localizedInfo() throws {
         let f = try BundleFixture([
             "S.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "s", "CFBundleName": "S", "CFBundleDevelopmentRegion": "en"]),
@@ -144,7 +145,7 @@ struct AppleProfileTests {
         #expect(try de.object(forInfoDictionaryKey: "CFBundleName") == .string("English"))
     }
 
-    @Test("§4.5 preferredLocalizations(from:forPreferences:) uses the matcher")
+    @Test("Preferred localizations: preferredLocalizations(from:forPreferences:) uses the matcher")
     func preferredFrom() {
         let ctx = SearchContext.apple(languages: ["en-IN"])
         #expect(IndexedBundle.preferredLocalizations(from: ["en", "en_GB", "en_AU"], forPreferences: nil, context: ctx) == ["en_GB", "en"])

@@ -5,15 +5,16 @@
 //   gen/<seed>-<size>/{<Bundle>.<ext>/, expected.json}   random bundles from gen.py, all 8 layouts
 //   scenarios/<S-id>/{<Bundle>.<ext>/, expected.json}    hand-made scenarios from scenarios.py
 // expected.json = {"bundle": <bundle dir name>, "cases": [{"q": QUERY, "a": ANSWER}, ...], ...};
-// query/answer format: FOUNDATION_LINUX.md §1. Every bundle sits alone in its folder, and that
+// query/answer format: docs/batch-queries.md. Every bundle sits alone in its folder, and that
 // folder is what we index as a root; the S10 folder has no bundle at all (answers: {"error":...}).
 import Foundation
 import Testing
 @testable import BundleIndex
+import BundleIndexJSON
 
 // Linux only: the expected answers are those of swift-corelibs-foundation (the .foundationLinux
 // profile); on Apple platforms the oracle would record Apple's Foundation instead.
-@Suite("Conformance with Foundation's Bundle (differential oracle)",
+@Suite("Conformance with Foundation's Bundle (differential oracle)", .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"),
        .enabled(if: Conformance.isLinux, "the oracle records Foundation-on-Linux answers"))
 struct ConformanceTests {
     @Test("generated bundles (gen.py seeds)")
@@ -207,7 +208,7 @@ enum Conformance {
             }
             // The oracle's query plus the absolute bundle path. `q` comes from JSONSerialization,
             // so a JSON null "loc" is an NSNull entry and stays present (-> forLocalization: nil),
-            // while an absent "loc" stays absent (-> the 3-argument API); FOUNDATION_LINUX.md §1.
+            // while an absent "loc" stays absent (-> the 3-argument API); docs/batch-queries.md.
             var query = q
             query["bundle"] = bundlePath
             let line = compactJSON(query)

@@ -63,7 +63,7 @@ struct DirectLookupTests {
         #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
     }
 
-    @Test("§6 device variants are chosen by the shortcut as by the general lookup")
+    @Test("Variants in one directory: device variants are chosen by the shortcut as by the general lookup")
     func deviceVariants() throws {
         let fixture = try BundleFixture([
             "Pad.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.pad"]),

@@ -1,10 +1,11 @@
-// §5 file-name analysis and §1 layout detection, as pure functions.
+// File-name analysis and layout detection, as pure functions (docs/search-pattern.md, "File
+// names" and "Bundle layouts"; each test name starts with its section).
 import Testing
 @testable import BundleIndex
 
 @Suite("File names and layouts")
 struct FileNameTests {
-    @Test("§5 start and end types")
+    @Test("Types: start and end types")
     func types() {
         #expect(ResourceFileName.endType("a.tar.gz") == "gz")
         #expect(ResourceFileName.startType("a.tar.gz") == "tar.gz")
@@ -15,7 +16,7 @@ struct FileNameTests {
         #expect(ResourceFileName.types("LICENSE") == [])
     }
 
-    @Test("§5 Linux: only the rightmost '-' is a platform candidate, products are not parsed")
+    @Test("Platform and device variants: on Linux only the rightmost '-' is a platform candidate, products are not parsed")
     func linuxVariants() {
         let linux = VariantSuffixes.linux
         #expect(linux.analyse("logo-linux.png").stripped == "logo.png")
@@ -27,7 +28,7 @@ struct FileNameTests {
         #expect(linux.analyse("x-linux~ipad.png").stripped == nil)
     }
 
-    @Test("§5 iOS: product before the dot, platform before the product")
+    @Test("Platform and device variants: on iOS the product before the dot, the platform before the product")
     func iosVariants() {
         let ipad = VariantSuffixes(platform: "-iphoneos", product: "~ipad", productSearch: true,
                                    supportedPlatforms: ["iphoneos"], supportedProducts: ["iphone", "ipad", "ipod"])
@@ -38,7 +39,7 @@ struct FileNameTests {
         #expect(ipad.analyse("a~iphone-iphoneos.png") == (.platform, "a~iphone.png"))
     }
 
-    @Test("§6 replacement order n-plat~dev > n~dev > n-plat > n")
+    @Test("Variants in one directory: replacement order n-plat~dev > n~dev > n-plat > n")
     func replacementOrder() {
         #expect(VariantSuffixes.replaces(previous: .plain, with: .platform))
         #expect(VariantSuffixes.replaces(previous: .platform, with: .product))
@@ -47,7 +48,7 @@ struct FileNameTests {
         #expect(!VariantSuffixes.replaces(previous: .productAndPlatform, with: .product))
     }
 
-    @Test("§1 layout from the bundle root's directory and link names")
+    @Test("Bundle layouts: layout from the bundle root's directory and link names")
     func layouts() {
         #expect(BundleLayout.detect(bundlePath: "/x/A.app", directoryLikeNames: ["Contents"]) == .contents)
         #expect(BundleLayout.detect(bundlePath: "/x/A.app", directoryLikeNames: ["Resources", "Contents"]) == .contents)
@@ -57,14 +58,15 @@ struct FileNameTests {
         #expect(BundleLayout.detect(bundlePath: "/x/A.app", directoryLikeNames: ["Images"]) == .flat)
     }
 
-    @Test("§7.5 dot segments are removed from relative URLs, empty segments kept")
+    @Test("Returned paths: dot segments are removed from relative URLs, empty segments kept")
     func dotSegments() {
         #expect(PathComponents.removingDotSegments("./Images/i.png") == "Images/i.png")
         #expect(PathComponents.removingDotSegments("Images/../x.png") == "x.png")
         #expect(PathComponents.removingDotSegments("/Images//i.png") == "/Images//i.png")
     }
 
-    /// `_CFBundleCheckFileProductAndPlatform` written directly from §6 on the whole path
+    /// `_CFBundleCheckFileProductAndPlatform` written directly from docs/search-pattern.md,
+    /// "Variants in one directory", on the whole path
     /// `prefix + component`: the reference for `classify(prefix:component:)`, which searches
     /// the two parts without joining them.
     private func referenceClassify(_ s: VariantSuffixes, path: String, lprojNameLength: Int) -> VariantKind {
@@ -86,7 +88,7 @@ struct FileNameTests {
         return product ? (platform ? .productAndPlatform : .product) : (platform ? .platform : .plain)
     }
 
-    @Test("§6 the previous-path check and the stripped-name match agree with their plain definitions")
+    @Test("Variants in one directory: the previous-path check and the stripped-name match agree with their plain definitions")
     func variantChecksWithoutJoining() {
         let contexts: [SearchContext] = [.foundationLinux, .apple(languages: ["en"], platform: .ios, device: .ipad),
                                          .apple(languages: ["en"], platform: .ios, device: .iphone),

@@ -1,6 +1,7 @@
 // Tests for LanguageMatcher / LocaleIdentifier: Apple's ualoc_localizationsToUse and the
-// CFBundle wrappers around it (SEARCH_PATTERN.md §4.3-§4.5). Vectors come from the spec, from
-// ualoc.h's example table, and from hand-tracing ualoc.cpp.
+// CFBundle wrappers around it (docs/search-pattern.md, "Language matching", "The language
+// search list", "Preferred localizations"). Vectors come from ualoc.h's example table and from
+// hand-tracing ualoc.cpp.
 import Testing
 @testable import BundleIndex
 
@@ -11,7 +12,7 @@ private func ualocMatch(_ preferred: [String], _ available: [String]) -> [String
 @Suite("LanguageMatcher (ualoc_localizationsToUse)")
 struct LanguageMatcherTests {
 
-    // MARK: §4.3 vectors
+    // MARK: Language matching
 
     @Test("a region follows Apple's parent chain: en-IN -> en_GB -> en")
     func regionFollowsAppleParentChain() {
@@ -80,8 +81,8 @@ struct LanguageMatcherTests {
     func portugalToBrazilOnlyAsLastResort() {
         #expect(ualocMatch(["pt-PT"], ["pt_BR", "fr"]) == ["pt_BR"])
         #expect(ualocMatch(["pt-PT", "fr"], ["pt_BR", "fr"]) == ["fr"])
-        // The spec writes "pt_PT<->pt_BR"; the source sets the last-resort result only for a
-        // preferred pt_PT, so a preferred pt_BR simply scores pt_PT.
+        // The last resort is one-way: the source sets it only for a preferred pt_PT, so a
+        // preferred pt_BR simply scores pt_PT.
         #expect(ualocMatch(["pt-BR", "fr"], ["pt_PT", "fr"]) == ["pt_PT"])
     }
 
@@ -192,7 +193,7 @@ struct LanguageMatcherTests {
         #expect(ualocMatch(["en-IL"], list4) == ["en_001", "en"])
     }
 
-    // MARK: §4.4 bundle search list
+    // MARK: The language search list
 
     @Test("search list: the user's region, then its fallbacks (dev region already present)")
     func searchListUserRegionWithFallbacks() {
@@ -236,7 +237,7 @@ struct LanguageMatcherTests {
         #expect(LanguageMatcher.bundleSearchList(localizations: [], developmentRegion: "de", preferences: ["fr"]) == ["de"])
     }
 
-    // MARK: §4.5 preferredLocalizations(from:forPreferences:)
+    // MARK: Preferred localizations (from:forPreferences:)
 
     @Test("preferredLocalizations: the matcher's list with fallbacks")
     func preferredLocalizationsWithFallbacks() {

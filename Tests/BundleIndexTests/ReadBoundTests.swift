@@ -1,5 +1,5 @@
 // A lookup costs a bounded number of point reads — one per directory of the search pattern —
-// that does not grow with the number of bundles, resources or lproj folders (issue 2, §3).
+// that does not grow with the number of bundles, resources or lproj folders (issue 2, item 3).
 import Foundation
 import Testing
 @testable import BundleIndex

@@ -16,7 +16,7 @@ struct ScanTests {
         ], links: ["Host.app/Contents/Frameworks/Kit.framework/Versions/Current": "A",
                    "Host.app/Contents/Frameworks/Kit.framework/Resources": "Versions/Current/Resources"])
         try f.build()
-        let paths = try f.reader().bundles().map { String($0.path.dropFirst(f.root.count + 1)) }
+        let paths = try f.reader().bundles().map { String($0.bundlePath.dropFirst(f.root.count + 1)) }
         #expect(paths == ["Host.app", "Host.app/Contents/Frameworks/Kit.framework", "Host.app/Contents/PlugIns/P.plugin",
                           "Host.app/Contents/Resources/Extra.bundle", "Host.app/Contents/Resources/Main.storyboardc"])
         // The parent still finds what lies inside a nested bundle under its resources.
@@ -83,8 +83,8 @@ struct ScanTests {
     @Test("a root that is not a directory is an input error")
     func badRoot() throws {
         let f = try BundleFixture(["x.txt": ""])
-        #expect(throws: BuildInputError.self) { try IndexBuilder.build(roots: [f.root + "/nope"], indexPath: f.indexPath) }
-        #expect(throws: BuildInputError.self) { try IndexBuilder.build(roots: [f.root + "/x.txt"], indexPath: f.indexPath) }
+        #expect(throws: BundleIndexError.self) { try IndexBuilder.build(roots: [f.root + "/nope"], indexPath: f.indexPath) }
+        #expect(throws: BundleIndexError.self) { try IndexBuilder.build(roots: [f.root + "/x.txt"], indexPath: f.indexPath) }
     }
 
     @Test("unreadable directories are skipped, counted and reported once each")

@@ -29,7 +29,7 @@ struct StoreTests {
 
     @Test("a missing index path is reported as missing")
     func missing() {
-        #expect(throws: IndexError.missing(path: "/nonexistent/bundleidx")) {
+        #expect(throws: BundleIndexError.missing(path: "/nonexistent/bundleidx")) {
             try IndexReader(path: "/nonexistent/bundleidx")
         }
     }
@@ -43,8 +43,8 @@ struct StoreTests {
         try FileManager.default.createDirectory(atPath: dir + "/junk", withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: dir + "/junk/data.mdb", contents: Data((0..<20000).map { UInt8($0 % 251) }))
         for p in ["file", "empty", "junk"] {
-            #expect(throws: IndexError.self) { try IndexReader(path: dir + "/" + p) }
-            do { _ = try IndexReader(path: dir + "/" + p) } catch let e as IndexError {
+            #expect(throws: BundleIndexError.self) { try IndexReader(path: dir + "/" + p) }
+            do { _ = try IndexReader(path: dir + "/" + p) } catch let e as BundleIndexError {
                 guard case .notAnIndex = e else { Issue.record("\(p): \(e)"); continue }
             }
         }
@@ -62,7 +62,7 @@ struct StoreTests {
         do {
             _ = try IndexReader(path: dir)
             Issue.record("a foreign environment was opened")
-        } catch let e as IndexError {
+        } catch let e as BundleIndexError {
             guard case .notAnIndex = e else { Issue.record("\(e)"); return }
         }
     }
@@ -75,7 +75,7 @@ struct StoreTests {
         try store.environment.write { txn in
             try txn.put(store.meta, key: Array("version".utf8), value: withUnsafeBytes(of: UInt32(99).littleEndian) { Array($0) })
         }
-        #expect(throws: IndexError.unsupportedVersion(path: f.indexPath, found: 99, supported: IndexStore.formatVersion)) {
+        #expect(throws: BundleIndexError.unsupportedVersion(path: f.indexPath, found: 99, supported: IndexStore.formatVersion)) {
             try IndexReader(path: f.indexPath)
         }
     }
@@ -90,7 +90,7 @@ struct StoreTests {
         do {
             _ = try IndexReader(path: f.indexPath)
             Issue.record("a truncated index was opened")
-        } catch let e as IndexError {
+        } catch let e as BundleIndexError {
             guard case .corrupt = e else { Issue.record("\(e)"); return }
         }
     }
@@ -108,7 +108,7 @@ struct StoreTests {
         // than counted.
         for damaged: [UInt8] in [[0x54, 1, 0x7f], [0x54, 2, 1, 0], [0x54, 5, 1]] {
             try store.write { try $0.txn.put(store.resources, key: key.bytes, value: damaged) }
-            #expect(throws: IndexError.self) { try store.read { try $0.typeEntries(bundle: id, root, type: "txt") } }
+            #expect(throws: BundleIndexError.self) { try store.read { try $0.typeEntries(bundle: id, root, type: "txt") } }
         }
     }
 
@@ -143,7 +143,7 @@ struct StoreTests {
     func refusesToOverwrite() throws {
         let f = try BundleFixture(Self.twoBundles)
         FileManager.default.createFile(atPath: f.root + "/notes.txt", contents: Data())
-        #expect(throws: IndexError.self) { try IndexBuilder.build(roots: [f.root], indexPath: f.root) }
+        #expect(throws: BundleIndexError.self) { try IndexBuilder.build(roots: [f.root], indexPath: f.root) }
     }
 
     @Test("rebuilding a root replaces its bundles and keeps other roots")
@@ -176,6 +176,30 @@ struct StoreTests {
         #expect(after < before && after > 0)
     }
 
+    @Test("the crash guard turns a fault inside the index's map into exit 3 and leaves other faults alone")
+    func crashGuardOwnsOnlyMappedReads() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        for (mode, expectCrash) in [("inside", false), ("outside", true)] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: testHelperBinary("FaultProbe"))
+            process.arguments = [f.indexPath, mode]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if expectCrash {
+                #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGSEGV,
+                        "a fault outside the map is a crash, not an index error")
+            } else {
+                #expect(process.terminationReason == .exit && process.terminationStatus == 3)
+                #expect(text.contains("damaged"))
+            }
+        }
+    }
+
     @Test("kill -9 during build leaves the previous index intact and readable")
     func killedBuild() throws {
         let old = try BundleFixture(Self.twoBundles)
@@ -190,9 +214,8 @@ struct StoreTests {
         let marker = new.root + "-stalled"
         defer { try? FileManager.default.removeItem(atPath: marker) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: bundleidxBinary)
-        process.arguments = ["build", old.root, new.root, "--index", old.indexPath]
-        process.environment = ProcessInfo.processInfo.environment.merging([IndexBuilder.stallEnvironmentVariable: marker]) { $1 }
+        process.executableURL = URL(fileURLWithPath: testHelperBinary("BuildUntilCommit"))
+        process.arguments = [marker, old.indexPath, old.root, new.root]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import BundleIndex
 
-@Suite("Watcher", .serialized)
+@Suite("Watcher", .serialized, .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))
 struct WatchTests {
     static let app = [
         "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"]),
@@ -147,7 +147,7 @@ struct WatchTests {
         defer { h.stop() }
         // The watcher does not read its queue while `pause` exists: more events than
         // fs.inotify.max_queued_events overflow it.
-        let limit = Int(String(decoding: DirectoryReader.readFile("/proc/sys/fs/inotify/max_queued_events") ?? [], as: UTF8.self)
+        let limit = Int(String(decoding: FileSystem.readFile("/proc/sys/fs/inotify/max_queued_events") ?? [], as: UTF8.self)
             .trimmingWhitespace()) ?? 16384
         let dir = h.root + "/A.app/Many"
         for i in 0..<(limit + 200) {
@@ -162,7 +162,7 @@ struct WatchTests {
 
     @Test("watch limit reached: degraded mode rescans unwatched directories and says so")
     func degraded() throws {
-        var options = WatchOptions()
+        var options = IndexWatcher.Options()
         options.rescanInterval = 0.2
         let h = try WatcherHarness(Self.app, options: options) { $0.tree.artificialLimit = 3 }
         defer { h.stop() }

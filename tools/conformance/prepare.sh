@@ -98,7 +98,8 @@ if (( ! gen_ok )); then
   echo "prepare: generating seeds failed:" >&2; cat "$WORKDIR/gen.log" >&2; exit 1
 fi
 if (( ! scen_ok )); then
-  # scenarios.py exits 1 when a claim of ORACLE_NOTES / FOUNDATION_LINUX.md no longer holds
+  # scenarios.py exits 1 when one of its claims about Foundation no longer holds
+  # (docs/search-pattern.md, "Foundation on Linux")
   echo "prepare: scenarios.py failed (see $WORKDIR/scenarios.log):" >&2
   tail -n 40 "$WORKDIR/scenarios.log" >&2; exit 1
 fi

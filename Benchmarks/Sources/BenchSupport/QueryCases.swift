@@ -1,4 +1,4 @@
-import BundleIndex
+@_spi(Engine) import BundleIndex
 import Foundation
 
 /// The same lookups three ways — bundleidx under a profile, Foundation's Bundle, and nothing at

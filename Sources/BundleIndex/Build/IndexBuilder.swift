@@ -1,47 +1,36 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// What a build did.
-public struct BuildSummary: Sendable {
-    public let roots: [String]
-    public let bundles: Int
-    public let resources: Int
-    public let seconds: Double
-    public let indexBytes: Int
-    public let warnings: [String]
-    public let unreadableDirectories: Int
-    public let skippedNames: Int
-}
-
-/// A root given to `build` that is not a directory.
-public struct BuildInputError: Error, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-    public var description: String { "\(path): \(reason)" }
-}
 
 /// scan → store: walks the roots and writes their bundles into the index in one write
 /// transaction, replacing whatever the index held for the same roots. Readers see the old
 /// index until the commit and the new one after it; a build that dies before committing
-/// changes nothing.
+/// changes nothing. Every error it throws is a `BundleIndexError`.
 public enum IndexBuilder {
-    /// Test seam: when set, the build writes this file and waits just before committing, so a
-    /// test can `kill -9` it with a full, uncommitted transaction.
-    static let stallEnvironmentVariable = "BUNDLEIDX_TEST_STALL_BEFORE_COMMIT"
-
+    /// Scans `roots` and writes their bundles into the index at `indexPath` (created when
+    /// missing), replacing what it held for the same roots; other roots stay as they are.
+    /// `progress` is called after each bundle written, with the running counts.
+    ///
+    /// ```swift
+    /// let summary = try IndexBuilder.build(roots: ["/usr/share/apps"], indexPath: IndexLocation.default)
+    /// print("\(summary.bundles) bundles, \(summary.resources) resources")
+    /// ```
     public static func build(roots: [String], indexPath: String,
-                             progress: ((_ bundles: Int, _ resources: Int) -> Void)? = nil) throws -> BuildSummary {
+                             progress: ((_ bundles: Int, _ resources: Int) -> Void)? = nil) throws -> Summary {
+        try build(roots: roots, indexPath: indexPath, progress: progress, beforeCommit: nil)
+    }
+
+    /// `build` with a hook called inside the write transaction just before it commits, for the
+    /// crash-safety test that kills a build there (Tests/BuildUntilCommit).
+    @_spi(Testing)
+    public static func build(roots: [String], indexPath: String, progress: ((_ bundles: Int, _ resources: Int) -> Void)?,
+                             beforeCommit: (() -> Void)?) throws -> Summary {
         let start = monotonicSeconds()
-        let cwd = IndexReader.currentDirectory()
+        let cwd = ProcessEnvironment.currentDirectory()
         var absolute: [String] = []
         for root in roots {
             let path = PathText.absolute(root, currentDirectory: cwd)
-            guard DirectoryReader.isDirectory(path) else {
+            guard FileSystem.isDirectory(path) else {
                 var st = stat()
-                throw BuildInputError(path: root, reason: stat(path, &st) == 0 ? "not a directory" : "no such directory")
+                throw BundleIndexError.badInput(path: root, reason: stat(path, &st) == 0 ? "not a directory" : "no such directory")
             }
             absolute.append(path)
         }
@@ -73,23 +62,32 @@ public enum IndexBuilder {
             try writer.setMeta(.builtAt, u64: now)
             try writer.setMeta(.buildSeconds, u64: UInt64((monotonicSeconds() - start) * 1000))
             try writer.bumpGeneration()
-            stallIfAsked()
+            beforeCommit?()
         }
-        return BuildSummary(roots: unique, bundles: bundles, resources: resources, seconds: monotonicSeconds() - start,
+        return Summary(roots: unique, bundles: bundles, resources: resources, seconds: monotonicSeconds() - start,
                             indexBytes: store.environment.usedBytes(), warnings: warnings,
                             unreadableDirectories: unreadable, skippedNames: skipped)
     }
+}
 
-    private static func stallIfAsked() {
-        guard let marker = getenv(stallEnvironmentVariable).map({ String(cString: $0) }), !marker.isEmpty else { return }
-        let fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        if fd >= 0 { close(fd) }
-        while true { sleep(60) }
-    }
-
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+extension IndexBuilder {
+    /// What a build did (`bundleidx build` prints it).
+    public struct Summary: Sendable {
+        /// The roots built, absolute, without those inside another root.
+        public let roots: [String]
+        /// Bundles found and written.
+        public let bundles: Int
+        /// Directory entries indexed (files, folders and links inside the bundles).
+        public let resources: Int
+        /// Wall-clock seconds the build took.
+        public let seconds: Double
+        /// Bytes in use in the index afterwards.
+        public let indexBytes: Int
+        /// Problems with single files (an unreadable Info.plist, …), one sentence each.
+        public let warnings: [String]
+        /// Directories that could not be read (permissions); their contents are not indexed.
+        public let unreadableDirectories: Int
+        /// Names left out because they are not valid UTF-8 (Foundation cannot name them either).
+        public let skippedNames: Int
     }
 }

@@ -1,18 +1,23 @@
-/// One way the index differs from a fresh scan.
-public struct IndexDifference: CustomStringConvertible, Sendable, Equatable {
-    public let bundle: String
-    public let detail: String
-    public var description: String { "\(bundle): \(detail)" }
-}
-
 /// `bundleidx verify`: scans the roots afresh and compares, bundle by bundle, the records a
 /// build would write now with the records the index holds — every key and every value — and
 /// explains the differences it finds in terms of directories and entries.
 public enum IndexVerifier {
-    public static func verify(indexPath: String, roots: [String]? = nil) throws -> [IndexDifference] {
+    /// One way the index differs from a fresh scan.
+    public struct Difference: CustomStringConvertible, Sendable, Equatable {
+        /// The bundle's absolute path.
+        public let bundle: String
+        /// What differs, for a person to read.
+        public let detail: String
+        /// "bundle: detail".
+        public var description: String { "\(bundle): \(detail)" }
+    }
+
+    /// Scans `roots` (default: the roots built into the index) and returns every difference
+    /// between the index at `indexPath` and the disk; empty when the index is exact.
+    public static func verify(indexPath: String, roots: [String]? = nil) throws -> [Difference] {
         let store = try IndexStore.openForReading(path: indexPath)
-        let cwd = IndexReader.currentDirectory()
-        var differences: [IndexDifference] = []
+        let cwd = ProcessEnvironment.currentDirectory()
+        var differences: [Difference] = []
         try store.read { snap in
             let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
             for root in rootList {
@@ -23,17 +28,17 @@ public enum IndexVerifier {
                 }
                 found.formUnion(report.found)
                 for record in try snap.bundles(under: root) where !found.contains(record.path) {
-                    differences.append(IndexDifference(bundle: record.path, detail: "indexed, but no longer a bundle on disk"))
+                    differences.append(Difference(bundle: record.path, detail: "indexed, but no longer a bundle on disk"))
                 }
             }
         }
         return differences
     }
 
-    static func compare(_ bundle: ScannedBundle, _ snap: IndexSnapshot) throws -> [IndexDifference] {
-        func diff(_ detail: String) -> IndexDifference { IndexDifference(bundle: bundle.path, detail: detail) }
+    static func compare(_ bundle: ScannedBundle, _ snap: IndexSnapshot) throws -> [Difference] {
+        func diff(_ detail: String) -> Difference { Difference(bundle: bundle.path, detail: detail) }
         guard let record = try snap.bundle(path: bundle.path) else { return [diff("on disk, but not in the index")] }
-        var out: [IndexDifference] = []
+        var out: [Difference] = []
         if record.layout != bundle.layout { out.append(diff("layout \(record.layout.name) in the index, \(bundle.layout.name) on disk")) }
         if record.lprojs != bundle.lprojs.sorted(by: byteOrder) { out.append(diff("lproj folders differ")) }
         if record.infoPlists != bundle.infoPlists { out.append(diff("Info.plist differs")) }
@@ -53,7 +58,7 @@ public enum IndexVerifier {
         var want: [[UInt8]: [UInt8]] = [:]
         for r in expected { want[r.key] = r.value }
         var stale = 0, changed = 0
-        try snap.txn.scan(snap.store.resources, prefix: ResourceKey.bundlePrefix(record.id)) { key, value in
+        try snap.forEachResourceRecord(bundle: record.id) { key, value in
             let k = Array(key)
             if let v = want.removeValue(forKey: k) {
                 if !v.elementsEqual(value) { changed += 1 }

@@ -1,4 +1,5 @@
-/// CoreFoundation's bundle "version" (SEARCH_PATTERN.md §1): where resources and Info.plist live.
+/// CoreFoundation's bundle "version" (docs/search-pattern.md, "Bundle layouts"): where
+/// resources and Info.plist live.
 public enum BundleLayout: UInt8, Sendable, CaseIterable {
     /// Old-style bundle or macOS framework: `B/Resources/` (also through a `Resources` symlink).
     case resources = 0
@@ -29,6 +30,7 @@ public enum BundleLayout: UInt8, Sendable, CaseIterable {
         }
     }
 
+    /// A short name for output: `resources`, `support-files`, `contents` or `flat`.
     public var name: String {
         switch self {
         case .resources: return "resources"
@@ -38,9 +40,10 @@ public enum BundleLayout: UInt8, Sendable, CaseIterable {
         }
     }
 
-    /// `_CFBundleGetBundleVersionForURL` (§1): decided from the names of the bundle root's
-    /// directory and symlink entries. Wrapped bundles never validate on Linux (D18), so the
-    /// `Wrapper` rule always ends in the default order below.
+    /// `_CFBundleGetBundleVersionForURL`: decided from the names of the bundle root's
+    /// directory and symlink entries. Wrapped bundles never validate on Linux
+    /// (docs/search-pattern.md, L-no-wrapped-bundles), so the `Wrapper` rule always ends in the
+    /// default order below.
     static func detect(bundlePath: String, directoryLikeNames: [String]) -> BundleLayout {
         var foundResources = false, foundContents = false, foundSupport = false
         for name in directoryLikeNames {

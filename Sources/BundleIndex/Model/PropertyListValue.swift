@@ -1,93 +1,43 @@
 /// A property-list value as stored in the index (Info.plist, InfoPlist.strings), independent of
 /// Foundation so that queries need no plist parser.
+///
+/// ```swift
+/// if case .string(let version)? = try app.object(forInfoDictionaryKey: "CFBundleShortVersionString") { … }
+/// let name = app.infoDictionary["CFBundleName"]?.stringValue
+/// ```
 public indirect enum PropertyListValue: Equatable, Sendable {
+    /// `<string>`.
     case string(String)
+    /// `<integer>`.
     case integer(Int64)
+    /// `<real>`.
     case real(Double)
+    /// `<true/>`, `<false/>`.
     case bool(Bool)
-    /// Seconds since 1970.
+    /// `<date>`, as seconds since 1970.
     case date(Double)
+    /// `<data>`.
     case data([UInt8])
+    /// `<array>`.
     case array([PropertyListValue])
-    /// Keys in byte order (a dictionary has no order; this one makes encoding deterministic).
+    /// `<dict>`.
     case dictionary([String: PropertyListValue])
 
+    /// The string, when this is one.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The dictionary, when this is one.
     public var dictionaryValue: [String: PropertyListValue]? {
         if case .dictionary(let d) = self { return d }
         return nil
     }
 
+    /// The array, when this is one.
     public var arrayValue: [PropertyListValue]? {
         if case .array(let a) = self { return a }
         return nil
-    }
-}
-
-extension PropertyListValue {
-    private enum Tag: UInt8 { case string = 1, integer, real, bool, date, data, array, dictionary }
-
-    func encode(into w: inout ByteWriter) {
-        switch self {
-        case .string(let s): w.u8(Tag.string.rawValue); w.string(s)
-        case .integer(let i): w.u8(Tag.integer.rawValue); w.u64(UInt64(bitPattern: i))
-        case .real(let d): w.u8(Tag.real.rawValue); w.u64(d.bitPattern)
-        case .bool(let b): w.u8(Tag.bool.rawValue); w.u8(b ? 1 : 0)
-        case .date(let d): w.u8(Tag.date.rawValue); w.u64(d.bitPattern)
-        case .data(let d): w.u8(Tag.data.rawValue); w.raw(d)
-        case .array(let a):
-            w.u8(Tag.array.rawValue); w.varint(a.count)
-            for v in a { v.encode(into: &w) }
-        case .dictionary(let d):
-            w.u8(Tag.dictionary.rawValue); w.varint(d.count)
-            for k in d.keys.sorted(by: byteOrder) {
-                w.string(k)
-                d[k]!.encode(into: &w)
-            }
-        }
-    }
-
-    static func decode(from r: inout ByteReader, depth: Int = 0) throws -> PropertyListValue {
-        guard depth < 256 else { throw IndexFormatError(what: "property list nested too deeply") }
-        guard let tag = Tag(rawValue: try r.u8()) else { throw IndexFormatError(what: "property list tag") }
-        switch tag {
-        case .string: return .string(try r.string())
-        case .integer: return .integer(Int64(bitPattern: try r.u64()))
-        case .real: return .real(Double(bitPattern: try r.u64()))
-        case .bool: return .bool(try r.u8() != 0)
-        case .date: return .date(Double(bitPattern: try r.u64()))
-        case .data: return .data(try r.raw())
-        case .array:
-            let n = try r.count()
-            var a: [PropertyListValue] = []
-            for _ in 0..<n { a.append(try decode(from: &r, depth: depth + 1)) }
-            return .array(a)
-        case .dictionary:
-            let n = try r.count()
-            var d: [String: PropertyListValue] = [:]
-            for _ in 0..<n {
-                let k = try r.string()
-                d[k] = try decode(from: &r, depth: depth + 1)
-            }
-            return .dictionary(d)
-        }
-    }
-}
-
-/// Byte-wise (UTF-8) order: the deterministic order bundleidx uses wherever Foundation's order
-/// is readdir order (SEARCH_PATTERN.md §10).
-/// The UTF-8 buffers are compared directly (the generic comparison through `String.UTF8View`
-/// indices dominated sorting in build profiles).
-@inline(__always)
-func byteOrder(_ a: String, _ b: String) -> Bool {
-    a.withUTF8Bytes { x in
-        b.withUTF8Bytes { y in
-            for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
-            return x.count < y.count
-        }
     }
 }

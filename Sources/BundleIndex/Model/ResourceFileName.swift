@@ -1,6 +1,6 @@
-/// What CF derives from one directory entry's name (SEARCH_PATTERN.md §5,
-/// `_CFBundleSplitFileName`): its start and end types and, for a given target, whether it is a
-/// platform/product variant of another name.
+/// What CF derives from one directory entry's name (`_CFBundleSplitFileName`;
+/// docs/search-pattern.md, "File names"): its start and end types and, for a given target,
+/// whether it is a platform/product variant of another name.
 enum ResourceFileName {
     /// Text after the last `.`, unless that dot is the last character (`.hidden` → `hidden`).
     static func endType(_ name: String) -> String? {
@@ -38,7 +38,8 @@ enum VariantKind: UInt8 {
     case unmatched = 5           // "wrong device/platform name" (only from the previous-path check)
 }
 
-/// The suffixes a target recognises in file names (§5 table).
+/// The suffixes a target recognises in file names (docs/search-pattern.md, "Platform and
+/// device variants").
 struct VariantSuffixes: Hashable, Sendable {
     /// `-linux`, `-macos`, `-iphoneos`, ...
     let platform: String
@@ -187,7 +188,7 @@ struct VariantSuffixes: Hashable, Sendable {
     }
 
     /// The replacement rule of `_createQueryTableAtPath` for a variant that maps onto a name
-    /// already in the table (§6).
+    /// already in the table (docs/search-pattern.md, "Variants in one directory").
     static func replaces(previous: VariantKind, with current: VariantKind) -> Bool {
         switch previous {
         case .plain, .platform: return true

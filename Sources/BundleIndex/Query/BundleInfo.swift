@@ -1,15 +1,19 @@
-/// What Foundation derives from a bundle's Info.plist and lproj folders (SEARCH_PATTERN.md §2,
-/// §4) under one search context, computed once when a bundle is opened.
+/// What Foundation derives from a bundle's Info.plist and lproj folders (docs/search-pattern.md,
+/// "Info.plist" and "Localizations") under one search context, computed once when a bundle is
+/// opened.
 struct BundleInfo: Sendable {
     let infoDictionary: [String: PropertyListValue]
-    /// §2.6: a non-empty string, else none.
+    /// A non-empty string, else none (docs/search-pattern.md, "Development region and
+    /// identifier").
     let developmentRegion: String?
     let identifier: String?
-    /// §4.1: `CFBundleLocalizations` (non-empty strings, in order), then the lproj names (byte
-    /// order instead of readdir order, D3), then the development region when `Base` is present
-    /// and the region is not found in any spelling.
+    /// `CFBundleLocalizations` (non-empty strings, in order), then the lproj names (byte order
+    /// instead of readdir order, L-readdir-order), then the development region when `Base` is
+    /// present and the region is not found in any spelling (docs/search-pattern.md, "The
+    /// localization list").
     let localizations: [String]
-    /// The language search list S (§4.4): the folders searched after the global one, with
+    /// The language search list S (docs/search-pattern.md, "The language search list"): the
+    /// folders searched after the global one, with
     /// Base.lproj read right after the first.
     let searchList: [String]
 
@@ -51,9 +55,10 @@ struct BundleInfo: Sendable {
         }
     }
 
-    /// Which Info.plist file the profile reads (§2.1–2.3).
+    /// Which Info.plist file the profile reads (docs/search-pattern.md, "Which Info.plist file
+    /// is read").
     /// - foundation-linux: the canonical spelling `Info.plist` only (a lower-case `info.plist` is
-    ///   found but cannot be opened on a case-sensitive file system, D9).
+    ///   found but cannot be opened on a case-sensitive file system, L-info-plist-case).
     /// - apple: the platform plist (`Info-macos.plist`, `Info-iphoneos.plist`) if the platform
     ///   has one, else GNUstep's `Info-gnustep.plist`, else `Info.plist` — each matched
     ///   case-insensitively and the matched file read.
@@ -75,7 +80,8 @@ struct BundleInfo: Sendable {
         }
     }
 
-    /// `preferredLocalizations(from:forPreferences:)` (§4.5).
+    /// `preferredLocalizations(from:forPreferences:)` (docs/search-pattern.md, "Preferred
+    /// localizations").
     static func preferredLocalizations(from list: [String], preferences: [String]?, context: SearchContext) -> [String] {
         switch context.profile {
         case .foundationLinux:

@@ -1,5 +1,6 @@
-/// Info.plist details CF applies on every platform: the localization "found" test of §4.1 and the
-/// numeric-version fix-up of §2.5.
+/// Info.plist details CF applies on every platform: the localization "found" test and the
+/// numeric-version fix-up (docs/search-pattern.md, "The localization list" and
+/// "CFBundleNumericVersion").
 enum BundleMetadata {
     private static let legacyNames: [String: String] = [
         "English": "en", "French": "fr", "German": "de", "Italian": "it", "Dutch": "nl",
@@ -33,7 +34,7 @@ enum BundleMetadata {
         }.joined(separator: "-")
     }
 
-    /// §2.5 `_CFBundleInfoPlistFixupInfoDictionary`: a string version becomes
+    /// `_CFBundleInfoPlistFixupInfoDictionary`: a string version becomes
     /// `CFBundleNumericVersion`; a number stays; anything else removes the key.
     static func fixUpNumericVersion(_ dict: inout [String: PropertyListValue]) {
         guard let v = dict["CFBundleNumericVersion"] ?? dict["CFBundleVersion"] else { return }

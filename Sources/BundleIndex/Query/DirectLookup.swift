@@ -1,11 +1,12 @@
 /// The common single lookup — a resource name (with or without a type), no `forLocalization:`,
 /// no subdirectory or a plain one — answered without building a `String`: the lookup name
 /// and each step's directory are spelled in one stack buffer, hashed there into keys, and the
-/// answer's path is spelled there too (SEARCH_PATTERN.md §6, §7.1, §7.5).
+/// answer's path is spelled there too (docs/search-pattern.md, "Search order", "Lookup
+/// arguments", "Returned paths").
 ///
 /// It gives the same answers as `ResourceLookup` for the queries it accepts (variants are
 /// chosen by the same `ResourceSearch.choose`), and hands over to it (`rootFallback`) only for
-/// a miss in a bundle with the version-0 root fallback (§7.6). Queries with `..`, `.` or empty
+/// a miss in a bundle with the version-0 root fallback. Queries with `..`, `.` or empty
 /// components, names with a `/`, and type-only lookups are not accepted at all. Steps whose
 /// lproj folder the bundle does not have are not read (`SearchPlan.stepMayExist`).
 enum DirectLookup {
@@ -13,7 +14,8 @@ enum DirectLookup {
         case found(R)
         case notFound
         /// Nothing in the resource directory, but the bundle has the version-0 fallback
-        /// (§7.6): the general lookup must look from the bundle root.
+        /// (docs/search-pattern.md, "Version-0 root fallback"): the general lookup must look
+        /// from the bundle root.
         case rootFallback
     }
 
@@ -87,7 +89,8 @@ enum DirectLookup {
                         try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: flags))
                     })
                 case .several(let entries):
-                    // Variants to choose between (§6): the record's entries are decoded.
+                    // Variants to choose between (docs/search-pattern.md, "Variants in one
+                    // directory"): the record's entries are decoded.
                     let lookup = text.withUTF8(in: lookupName) { String(decoding: $0, as: UTF8.self) }
                     let prefix = subdirectory.map { ResourceSearch.prefix(plan.steps[step], $0) } ?? plan.plainPrefixes[step]
                     guard let chosen = ResourceSearch.choose(among: entries, for: lookup, step: plan.steps[step], prefix: prefix,

@@ -1,33 +1,39 @@
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// An open index, for lookups. Safe to share between threads: each call runs in its own
-/// LMDB read transaction (the environment is opened with `MDB_NOTLS`).
+/// An open index, for lookups: the entry point of the library.
+///
+/// ```swift
+/// let index = try IndexReader(path: IndexLocation.default)
+/// if let phone = try index.bundle("com.example.phone", context: .foundationLinux) {
+///     print(try phone.path(forResource: "logo", ofType: "png") ?? "no logo")
+/// }
+/// ```
+///
+/// Safe to share between threads: each call runs in its own LMDB read transaction (the
+/// environment is opened with `MDB_NOTLS`). Every error it throws is a `BundleIndexError`.
 public final class IndexReader: Sendable {
     let store: IndexStore
 
-    /// Opens the index at `path` read-only. Throws `IndexError` when it is missing, not an
+    /// Opens the index at `path` read-only. Throws `BundleIndexError` when it is missing, not an
     /// index, of another format version or damaged.
     public init(path: String) throws {
         store = try IndexStore.openForReading(path: path)
     }
 
+    /// The index directory this reader opened.
     public var path: String { store.path }
 
     /// A bundle by its path (as given to `build`, or through symbolic links to it), or nil when
     /// the index does not hold it.
     public func bundle(atPath path: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
-        let absolute = PathText.absolute(path, currentDirectory: Self.currentDirectory())
+        let absolute = PathText.absolute(path, currentDirectory: ProcessEnvironment.currentDirectory())
         if let record = try store.read({ try $0.bundle(path: absolute) }) {
             return IndexedBundle(reader: self, record: record, context: context)
         }
         // Named through a link: compare resolved paths.
-        if let real = DirectoryReader.realPath(absolute), real != absolute,
+        if let real = FileSystem.realPath(absolute), real != absolute,
            let record = try store.read({ try $0.bundle(path: real) }) {
             return IndexedBundle(reader: self, record: record, context: context)
         }
@@ -53,9 +59,15 @@ public final class IndexReader: Sendable {
         return try bundle(identifier: reference, context: context)
     }
 
-    /// Every indexed bundle at or below `directory` (all of them when nil), by path.
-    public func bundles(under directory: String? = nil) throws -> [BundleRecord] {
-        let root = directory.map { PathText.absolute($0, currentDirectory: Self.currentDirectory()) } ?? "/"
+    /// Every indexed bundle at or below `directory` (all of them when nil), in path order,
+    /// answering under `context`. Reads one snapshot.
+    public func bundles(under directory: String? = nil, context: SearchContext = .userDefault) throws -> [IndexedBundle] {
+        try records(under: directory).map { IndexedBundle(reader: self, record: $0, context: context) }
+    }
+
+    /// The bundle records at or below `directory` (all of them when nil), by path.
+    func records(under directory: String? = nil) throws -> [BundleRecord] {
+        let root = directory.map { PathText.absolute($0, currentDirectory: ProcessEnvironment.currentDirectory()) } ?? "/"
         return try store.read { try $0.bundles(under: root) }
     }
 
@@ -76,10 +88,11 @@ public final class IndexReader: Sendable {
     /// The generation read last, with the transaction it was read in.
     private let lastGeneration = Mutex<(transaction: UInt64, generation: UInt64)?>(nil)
 
-    public func statistics() throws -> IndexStatistics {
+    /// What the index holds and who keeps it up to date (`bundleidx stats`).
+    public func statistics() throws -> Statistics {
         try store.read { snap in
             let records = try snap.bundles(under: "/")
-            return IndexStatistics(
+            return Statistics(
                 path: store.path, formatVersion: IndexStore.formatVersion, bundles: records.count,
                 resourceRecords: try snap.resourceRecordCount(), indexBytes: store.environment.usedBytes(),
                 roots: try snap.roots(), builtAt: try snap.metaU64(.builtAt) ?? 0,
@@ -89,32 +102,41 @@ public final class IndexReader: Sendable {
                 watcherPID: Int32(truncatingIfNeeded: try snap.metaU64(.watcherPID) ?? 0))
         }
     }
-
-    static func currentDirectory() -> String {
-        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buf, buf.count) != nil else { return "/" }
-        return String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }
 
-public struct IndexStatistics: Sendable {
-    public let path: String
-    public let formatVersion: UInt32
-    public let bundles: Int
-    public let resourceRecords: Int
-    public let indexBytes: Int
-    public let roots: [String]
-    /// Seconds since 1970 of the last build.
-    public let builtAt: UInt64
-    public let buildMilliseconds: UInt64
-    public let generation: UInt64
-    /// Set by `bundleidx watch`: "catching up", "live", "degraded" (watch limit reached) or
-    /// "stopped"; nil when no watcher ever ran. A watcher killed without a chance to say so
-    /// leaves its last state: `watcherRunning` checks the process.
-    public let watchState: String?
-    public let watchedDirectories: Int
-    public let unwatchedDirectories: Int
-    public let watcherPID: Int32
+extension IndexReader {
+    /// Facts about an index, from `statistics()`.
+    public struct Statistics: Sendable {
+        /// The index directory.
+        public let path: String
+        /// The index format version (docs/index-format.md).
+        public let formatVersion: UInt32
+        /// How many bundles the index holds.
+        public let bundles: Int
+        /// How many resource records (names, types, listings) it holds.
+        public let resourceRecords: Int
+        /// Bytes in use in `data.mdb`.
+        public let indexBytes: Int
+        /// The folders built into the index.
+        public let roots: [String]
+        /// Seconds since 1970 of the last build.
+        public let builtAt: UInt64
+        /// How long the last build took, in milliseconds.
+        public let buildMilliseconds: UInt64
+        /// Raised by every build and every batch a watcher applies.
+        public let generation: UInt64
+        /// Set by `bundleidx watch`: "catching up", "live", "degraded" (watch limit reached) or
+        /// "stopped"; nil when no watcher ever ran. A watcher killed without a chance to say so
+        /// leaves its last state: `watcherRunning` checks the process.
+        public let watchState: String?
+        /// Directories the watcher watches with inotify.
+        public let watchedDirectories: Int
+        /// Directories the watcher could not watch (the inotify limit): rescanned periodically.
+        public let unwatchedDirectories: Int
+        /// The process id of the watcher that last wrote its state (0: none).
+        public let watcherPID: Int32
 
-    public var watcherRunning: Bool { watcherPID > 0 && kill(watcherPID, 0) == 0 }
+        /// True when that watcher process is still alive.
+        public var watcherRunning: Bool { watcherPID > 0 && kill(watcherPID, 0) == 0 }
+    }
 }

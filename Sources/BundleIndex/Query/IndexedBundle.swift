@@ -1,12 +1,24 @@
 /// One indexed bundle, with Foundation's `Bundle` API answered from the index under a search
-/// context. Methods throw only when the index itself cannot be read.
+/// context (`IndexReader.bundle(_:context:)` makes one).
+///
+/// ```swift
+/// let app = try index.bundle(atPath: "/apps/Phone.app", context: .apple(languages: ["fr"]))!
+/// let strings = try app.path(forResource: "Localizable", ofType: "strings")   // …/fr.lproj/Localizable.strings
+/// let icons = try app.paths(forResourcesOfType: "png", inDirectory: nil)
+/// ```
+///
+/// Resource lookups read the index live, so they see every commit of a `build` or a watcher.
+/// The bundle's Info.plist facts and language search list are taken when it is opened: open
+/// it again when `IndexReader.generation()` moves. Methods throw (a `BundleIndexError`) only
+/// when the index itself cannot be read; "not found" is `nil` or an empty array.
 public struct IndexedBundle: Sendable {
     let reader: IndexReader
     /// Info.plist facts, search steps and directory keys under `context`, derived once; one
     /// reference, so passing a bundle around costs one retain.
     let plan: SearchPlan
 
-    public var record: BundleRecord { plan.record }
+    var record: BundleRecord { plan.record }
+    /// The rules, languages, platform and device this bundle answers under.
     public var context: SearchContext { plan.context }
     private var info: BundleInfo { plan.info }
 
@@ -15,16 +27,22 @@ public struct IndexedBundle: Sendable {
         self.plan = SearchPlan(record: record, context: context)
     }
 
-    /// A copy that answers under another context.
+    /// The same bundle answering under another context.
     public func with(context: SearchContext) -> IndexedBundle {
         IndexedBundle(reader: reader, record: record, context: context)
     }
 
     // MARK: locations
 
+    /// `Bundle.bundlePath`: the bundle's absolute path, as it was indexed.
     public var bundlePath: String { record.path }
+    /// Where the bundle keeps its resources and Info.plist.
     public var layout: BundleLayout { record.layout }
+    /// What the scanner could not read in this bundle when it indexed it (a broken Info.plist,
+    /// an unreadable folder…), one sentence each.
+    public var warnings: [String] { record.warnings }
 
+    /// `Bundle.resourcePath`: the absolute path of the folder resources are searched in.
     public var resourcePath: String {
         let dir = record.layout.resourceDirectory
         return dir.isEmpty ? record.path : record.path + "/" + dir
@@ -32,10 +50,15 @@ public struct IndexedBundle: Sendable {
 
     // MARK: resources
 
+    /// `Bundle.path(forResource:ofType:)`: the absolute path of the resource the search pattern
+    /// finds first (docs/search-pattern.md), or nil. `type` may be nil or empty (then `name`
+    /// may carry its extension) and `name` may be nil (then the first resource of `type`).
     public func path(forResource name: String?, ofType type: String?) throws -> String? {
         try path(forResource: name, ofType: type, inDirectory: nil)
     }
 
+    /// `Bundle.path(forResource:ofType:inDirectory:)`: as `path(forResource:ofType:)`, looking in
+    /// `subpath` of the resource folder and of each language folder.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
         try single(name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
     }
@@ -61,15 +84,23 @@ public struct IndexedBundle: Sendable {
         })
     }
 
+    /// `Bundle.path(forResource:ofType:inDirectory:forLocalization:)`: the global folder, then
+    /// `localization.lproj` literally (no Base, no fallbacks); nil `localization` means global
+    /// resources only.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
                      forLocalization localization: String?) throws -> String? {
         try hit(name, type, subpath, .given(localization)).map(absolute)
     }
 
+    /// `Bundle.paths(forResourcesOfType:inDirectory:)`: absolute paths of every resource of
+    /// `type` (every resource when nil or empty) along the search list, with CF's type hiding
+    /// (docs/search-pattern.md).
     public func paths(forResourcesOfType type: String?, inDirectory subpath: String?) throws -> [String] {
         try hits(type, subpath, .unspecified).map(absolute)
     }
 
+    /// `Bundle.paths(forResourcesOfType:inDirectory:forLocalization:)`: global resources, then
+    /// those of `localization.lproj` literally.
     public func paths(forResourcesOfType type: String?, inDirectory subpath: String?,
                       forLocalization localization: String?) throws -> [String] {
         try hits(type, subpath, .given(localization)).map(absolute)
@@ -78,34 +109,49 @@ public struct IndexedBundle: Sendable {
     /// Like `path(...)`, with Foundation's directory flag (`url(...).hasDirectoryPath`).
     public func resource(named name: String?, ofType type: String?, inDirectory subpath: String? = nil) throws -> ResourceHit? {
         try single(name, type, subpath, direct: {
-            ResourceHit(relativePath: String(decoding: $0.relativePath, as: UTF8.self), isDirectory: $0.isDirectory)
+            ResourceHit(bundlePath: record.path, relativePath: String(decoding: $0.relativePath, as: UTF8.self),
+                        isDirectory: $0.isDirectory)
         }, general: { $0 })
     }
 
+    /// `resource(named:ofType:inDirectory:)` with `forLocalization:` (see
+    /// `path(forResource:ofType:inDirectory:forLocalization:)`).
     public func resource(named name: String?, ofType type: String?, inDirectory subpath: String?,
                          forLocalization localization: String?) throws -> ResourceHit? {
         try hit(name, type, subpath, .given(localization))
     }
 
+    /// `paths(forResourcesOfType:inDirectory:)` as hits relative to the bundle, with their
+    /// directory flags.
     public func resources(ofType type: String?, inDirectory subpath: String?) throws -> [ResourceHit] {
         try hits(type, subpath, .unspecified)
     }
 
+    /// `paths(forResourcesOfType:inDirectory:forLocalization:)` as hits relative to the bundle.
     public func resources(ofType type: String?, inDirectory subpath: String?, forLocalization localization: String?) throws -> [ResourceHit] {
         try hits(type, subpath, .given(localization))
     }
 
     // MARK: localization
 
-    /// `Bundle.localizations` (§4.1; lproj names in byte order).
+    /// `Bundle.localizations` (docs/search-pattern.md, "The localization list"; lproj names in
+    /// byte order).
     public var localizations: [String] { info.localizations }
 
     /// `Bundle.developmentLocalization`: nil when Info.plist has none (Foundation on Linux traps).
     public var developmentLocalization: String? { info.developmentRegion }
 
-    /// The directories searched after the global one, in order (S0, then Base, then S1…).
+    /// The bundle's language search list: its best localization for the context's languages,
+    /// then that one's fallbacks (docs/search-pattern.md, "The language search list").
     public var languageSearchList: [String] { info.searchList }
 
+    /// The folders a lookup reads, in order, relative to the resource folder: "" (the global
+    /// folder), the first language's `.lproj`, `Base.lproj`, then the other languages' folders.
+    /// Folders the bundle does not have are listed too (a lookup skips them).
+    public var lookupOrder: [String] { plan.steps.map { $0.lproj.map { $0 + ".lproj" } ?? "" } }
+
+    /// `Bundle.preferredLocalizations`: the bundle's localizations that best match the
+    /// context's languages (foundation-linux: the development localization, as on Linux).
     public var preferredLocalizations: [String] {
         BundleInfo.preferredLocalizations(from: localizations, preferences: nil, context: context)
     }
@@ -119,10 +165,14 @@ public struct IndexedBundle: Sendable {
 
     // MARK: Info.plist
 
+    /// `Bundle.infoDictionary`: the Info.plist the profile reads (in the apple profile with
+    /// `Key-platform~device` overrides applied).
     public var infoDictionary: [String: PropertyListValue] { info.infoDictionary }
+    /// `Bundle.bundleIdentifier`: `CFBundleIdentifier` of the Info.plist, or nil.
     public var bundleIdentifier: String? { info.identifier }
 
-    /// The `InfoPlist.strings` the search finds, parsed (§2.7); nil when there is none.
+    /// The `InfoPlist.strings` the search finds, parsed (docs/search-pattern.md, "Localized
+    /// Info dictionary"); nil when there is none.
     public func localizedInfoDictionary() throws -> [String: PropertyListValue]? {
         // The search and the read of the file's record in one snapshot.
         let found: [String: PropertyListValue]?? = try reader.store.read { snap in
@@ -135,8 +185,10 @@ public struct IndexedBundle: Sendable {
         return context.profile == .apple ? InfoPlistOverrides(context: context).apply(to: local) : local
     }
 
-    /// foundation-linux: the localized dictionary when one exists, else Info.plist (D7).
-    /// apple: the localized value, else the Info.plist value (CF's own rule).
+    /// `Bundle.object(forInfoDictionaryKey:)`. foundation-linux: the localized dictionary when
+    /// one exists (even when it lacks the key), else Info.plist (docs/search-pattern.md,
+    /// L-no-info-fallback). apple: the localized
+    /// value, else the Info.plist value (CF's own rule).
     public func object(forInfoDictionaryKey key: String) throws -> PropertyListValue? {
         guard let local = try localizedInfoDictionary() else { return infoDictionary[key] }
         switch context.profile {
@@ -158,7 +210,7 @@ public struct IndexedBundle: Sendable {
 
     /// A single lookup without `forLocalization:`, in one snapshot: the allocation-free
     /// `DirectLookup` when the query is of its kind (its hit goes to `direct`), the general
-    /// lookup otherwise and for the §7.6 root fallback (its hit goes to `general`).
+    /// lookup otherwise and for the version-0 root fallback (its hit goes to `general`).
     private func single<R>(_ name: String?, _ type: String?, _ sub: String?,
                            direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
         // Swift's Bundle answers nil before CF when both are nil or empty.
@@ -191,12 +243,11 @@ public struct IndexedBundle: Sendable {
         ResourceLookup(search: ResourceSearch(snapshot: snap, plan: plan))
     }
 
-    func absolute(_ hit: ResourceHit) -> String {
-        hit.relativePath == "." ? record.path : record.path + "/" + hit.relativePath
-    }
+    func absolute(_ hit: ResourceHit) -> String { hit.path }
 
     /// How many index records `path(forResource:ofType:inDirectory:)` reads for this query —
     /// a diagnostic for benchmarks (the physical floor is this many raw key reads).
+    @_spi(Engine)
     public func storeReadCount(forResource name: String?, ofType type: String?, inDirectory subpath: String? = nil) throws -> Int {
         try readsForLookup(name: name, type: type, subdirectory: subpath)
     }

@@ -1,4 +1,5 @@
-/// `_CFBundleInfoPlistProcessInfoDictionary` (SEARCH_PATTERN.md §2.4) for a target: keys
+/// `_CFBundleInfoPlistProcessInfoDictionary` (docs/search-pattern.md, "Platform and device
+/// keys") for a target: keys
 /// `Base-platform~product`, `Base-platform`, `Base~product` that name a supported platform and
 /// product are override keys. For the current target the best of them replaces `Base`
 /// (`Base-plat~prod` > `Base~prod` > `Base-plat` > `Base`); every override key is removed;

@@ -1,5 +1,5 @@
-/// A resource query after CF's argument normalisation (SEARCH_PATTERN.md §7.1,
-/// `_CFBundleCopyFindResources`).
+/// A resource query after CF's argument normalisation (`_CFBundleCopyFindResources`;
+/// docs/search-pattern.md, "Lookup arguments" and "Subdirectories").
 struct LookupRequest {
     enum Key: Equatable {
         /// `name.type`, or a bare name.
@@ -51,7 +51,8 @@ struct LookupRequest {
         }
     }
 
-    /// The depth walk of §7.1: a leading empty component and `.` are skipped, `..` goes up.
+    /// CF's depth walk (docs/search-pattern.md, "Subdirectories"): a leading empty component
+    /// and `.` are skipped, `..` goes up.
     private static func climbsOut(_ path: String) -> Bool {
         var depth = 0
         for (i, c) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
@@ -61,34 +62,5 @@ struct LookupRequest {
             if depth < 0 { return true }
         }
         return false
-    }
-}
-
-enum PathComponents {
-    /// `_CFAppendPathComponent2`: joins with one `/` unless the left side already ends in one.
-    static func append(_ left: String, _ right: String) -> String {
-        if left.isEmpty { return right }
-        return left.hasSuffix("/") ? left + right : left + "/" + right
-    }
-
-    /// RFC 3986 remove_dot_segments on a relative path, keeping empty segments (`//`) — what
-    /// CFURL's `.path` does to the relative URLs of type lookups and arrays (§7.5).
-    static func removingDotSegments(_ path: String) -> String {
-        var input = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        let leadingSlash = path.hasPrefix("/")
-        if leadingSlash { input.removeFirst() }
-        var out: [String] = []
-        for (i, segment) in input.enumerated() {
-            let isLast = i == input.count - 1
-            if segment == "." {
-                if isLast { out.append("") }
-            } else if segment == ".." {
-                if !out.isEmpty { out.removeLast() }
-                if isLast { out.append("") }
-            } else {
-                out.append(segment)
-            }
-        }
-        return (leadingSlash ? "/" : "") + out.joined(separator: "/")
     }
 }

@@ -1,13 +1,21 @@
-/// A found resource, as Foundation reports it.
+/// A found resource, as Foundation reports it: `IndexedBundle.resource(named:ofType:inDirectory:)`
+/// answers with one where `Bundle.url(forResource:…)` answers with a URL.
 public struct ResourceHit: Equatable, Sendable {
-    /// Relative to the bundle root, spelled like Foundation's `path(...)` (no trailing `/`).
+    /// The bundle's absolute path (`IndexedBundle.bundlePath`).
+    public let bundlePath: String
+    /// Relative to the bundle root, spelled like Foundation's `path(...)` (no trailing `/`);
+    /// "." for the bundle folder itself.
     public let relativePath: String
     /// Foundation's `url(...).hasDirectoryPath`: true for real directories (not for links to them).
     public let isDirectory: Bool
+
+    /// The absolute path, as `IndexedBundle.path(forResource:…)` answers it.
+    public var path: String { relativePath == "." ? bundlePath : bundlePath + "/" + relativePath }
 }
 
-/// `_CFBundleCopyFindResources` over the index: argument normalisation (§7.1), the
-/// `forLocalization:` filter (§7.4), path spelling (§7.5) and the version-0 root fallback (§7.6).
+/// `_CFBundleCopyFindResources` over the index: argument normalisation, the `forLocalization:`
+/// filter, path spelling and the version-0 root fallback (docs/search-pattern.md, "Lookup
+/// arguments", "forLocalization is literal", "Returned paths", "Version-0 root fallback").
 struct ResourceLookup {
     let search: ResourceSearch
 
@@ -18,7 +26,7 @@ struct ResourceLookup {
     }
 
     /// `rootFallbackOnly`: the caller already searched the resource directory and found
-    /// nothing (DirectLookup), so only the §7.6 fallback is left to do.
+    /// nothing (DirectLookup), so only the version-0 root fallback is left to do.
     func single(name: String?, type: String?, subdirectory: String?, localization: Localization,
                 rootFallbackOnly: Bool = false) throws -> ResourceHit? {
         guard let request = LookupRequest(name: name, type: type, subdirectory: subdirectory) else { return nil }
@@ -44,8 +52,9 @@ struct ResourceLookup {
         return false
     }
 
-    /// §7.6: an empty result in a version-0 bundle is looked up again relative to the bundle
-    /// root (`Resources` and `Resources/x` subdirectories are mapped instead).
+    /// An empty result in a version-0 bundle is looked up again relative to the bundle root
+    /// (`Resources` and `Resources/x` subdirectories are mapped instead; docs/search-pattern.md,
+    /// "Version-0 root fallback").
     private func withFallback(_ request: LookupRequest, skippingFirst: Bool = false,
                               _ body: (String, String?) throws -> [ResourceHit]) throws -> [ResourceHit] {
         let layout = search.bundle.layout
@@ -101,7 +110,8 @@ struct ResourceLookup {
         return PathComponents.append(l + ".lproj", sub)
     }
 
-    /// CF's test for "this table value came from an lproj" (§7.4, D13): with a subdirectory,
+    /// CF's test for "this table value came from an lproj" (docs/search-pattern.md,
+    /// L-lproj-substring): with a subdirectory,
     /// it occurs in the path at an index > 0; without one, `.lproj` occurs with at least two
     /// characters after it. A substring test, quirks included.
     private func isLocalized(_ path: String, sub: String?) -> Bool {
@@ -120,13 +130,14 @@ struct ResourceLookup {
         return nil
     }
 
-    /// §7.5: a name lookup's path is the table value appended verbatim; type lookups and arrays
-    /// go through relative URLs, which drop dot segments. `.path` drops a directory's `/`.
+    /// A name lookup's path is the table value appended verbatim; type lookups and arrays
+    /// go through relative URLs, which drop dot segments. `.path` drops a directory's `/`
+    /// (docs/search-pattern.md, "Returned paths").
     private func hit(resourceDir: String, _ value: String, verbatim: Bool) -> ResourceHit {
         var rel = resourceDir.isEmpty ? value : resourceDir + "/" + value
         if !verbatim { rel = PathComponents.removingDotSegments(rel) }
         let isDirectory = rel.hasSuffix("/")
         if isDirectory { rel.removeLast() }
-        return ResourceHit(relativePath: rel.isEmpty ? "." : rel, isDirectory: isDirectory)
+        return ResourceHit(bundlePath: search.bundle.path, relativePath: rel.isEmpty ? "." : rel, isDirectory: isDirectory)
     }
 }

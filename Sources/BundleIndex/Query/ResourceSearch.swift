@@ -1,4 +1,5 @@
-/// CF's per-bundle query table (SEARCH_PATTERN.md §6) answered from the index: instead of
+/// CF's per-bundle query table (docs/search-pattern.md, "Search order") answered from the
+/// index: instead of
 /// reading and caching whole directories, each search step reads one record of the directory
 /// it would have read. A lookup therefore costs at most one read per search step (global,
 /// S0, Base, S1…Sn, plus the `forLocalization:` and version-0 repeats), whatever the size of
@@ -12,11 +13,11 @@ struct ResourceSearch {
     /// One directory read of the table: `lproj` nil is the global step.
     struct Step {
         let lproj: String?
-        /// Steps S0 and Base mark the types they provide (§6 type hiding).
+        /// Steps S0 and Base mark the types they provide (docs/search-pattern.md, "Type hiding").
         let firstLproj: Bool
     }
 
-    /// global, S0, Base, S1…Sn (§6), from the plan.
+    /// global, S0, Base, S1…Sn (docs/search-pattern.md, "Search order"), from the plan.
     var steps: [Step] { plan.steps }
 
     // MARK: - paths of one step
@@ -99,7 +100,8 @@ struct ResourceSearch {
         let order: Int
     }
 
-    /// `T[key]` for an array lookup: the runs of every step, with CF's type hiding (§6): a type
+    /// `T[key]` for an array lookup: the runs of every step, with CF's type hiding
+    /// (docs/search-pattern.md, "Type hiding"): a type
     /// found in S0 or Base is not added from later lprojs; the all-files list takes only the
     /// first localized directory that has entries. Byte order inside each run.
     func all(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> [String] {
@@ -137,7 +139,8 @@ struct ResourceSearch {
     }
 
     /// The entry CF's table holds for `name` after reading one directory: the entry of that
-    /// name, replaced by platform/product variants as `_createQueryTableAtPath` does (§6).
+    /// name, replaced by platform/product variants as `_createQueryTableAtPath` does
+    /// (docs/search-pattern.md, "Variants in one directory").
     private func resolve(_ name: String, in dir: DirectoryRef, step: Step, prefix pre: String) throws -> DirectoryEntry? {
         switch try snapshot.nameCandidates(bundle: bundle.id, dir, name: name) {
         case .none: return nil
@@ -170,6 +173,7 @@ struct ResourceSearch {
 }
 
 extension DirectoryEntry {
-    /// How CF spells the entry in its tables: directories end with `/` (§3).
+    /// How CF spells the entry in its tables: directories end with `/` (docs/search-pattern.md,
+    /// "Directory listings").
     var pathComponent: String { isDirectory ? name + "/" : name }
 }

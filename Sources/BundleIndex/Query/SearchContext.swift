@@ -1,16 +1,33 @@
 /// The caller's side of a lookup: which rules (profile), which languages, which platform and
 /// device. Everything a query needs besides the index.
+///
+/// ```swift
+/// let exact = SearchContext.foundationLinux                              // what Foundation answers here
+/// let ipad = SearchContext.apple(languages: ["fr-CA", "en"], platform: .ios, device: .ipad)
+/// ```
 public struct SearchContext: Sendable, Equatable {
+    /// The rules a lookup follows (docs/search-pattern.md, "Profiles").
     public enum Profile: String, Sendable, CaseIterable {
-        /// swift-corelibs-foundation on Linux, exactly (SEARCH_PATTERN.md §4.4 "Linux result").
+        /// swift-corelibs-foundation on Linux, exactly (docs/search-pattern.md, "Foundation on
+        /// Linux").
         case foundationLinux = "foundation-linux"
         /// Apple's documented search pattern with the user's languages, platform and device.
         case apple
     }
 
-    /// The platform whose file and Info.plist variants apply (§5, §2.4).
+    /// The platform whose file and Info.plist variants apply (docs/search-pattern.md, "Platform
+    /// and device variants" and "Platform and device keys").
     public enum Platform: String, Sendable, CaseIterable {
-        case linux, macos, ios, tvos, watchos
+        /// Linux (`-linux` variants; what Foundation on Linux uses).
+        case linux
+        /// macOS (`-macos`).
+        case macos
+        /// iOS and iPadOS (`-iphoneos`; `~iphone`, `~ipad` device variants).
+        case ios
+        /// tvOS (`-tvos`, `~appletv`).
+        case tvos
+        /// watchOS (`-watchos`, `~applewatch`).
+        case watchos
 
         /// The name in `-platform` file suffixes and `Key-platform` Info.plist keys.
         var suffixName: String {
@@ -26,19 +43,33 @@ public struct SearchContext: Sendable, Equatable {
 
     /// The device whose `~device` variants apply; effective only on iOS-family platforms.
     public enum Device: String, Sendable, CaseIterable {
-        case iphone, ipad, ipod, appletv, applewatch
+        /// `~iphone`.
+        case iphone
+        /// `~ipad`.
+        case ipad
+        /// Answers as `iphone`, as on iOS.
+        case ipod
+        /// `~appletv` (implied by tvOS).
+        case appletv
+        /// `~applewatch` (implied by watchOS).
+        case applewatch
     }
 
+    /// The rules.
     public let profile: Profile
     /// Ordered preferred languages (BCP-47 or POSIX identifiers). `foundationLinux` ignores
-    /// them: Foundation's user languages on Linux are always `["en"]` (§4.2).
+    /// them: Foundation's user languages on Linux are always `["en"]` (docs/search-pattern.md,
+    /// L-no-preferences).
     public let preferredLanguages: [String]
+    /// The platform whose `-platform` file variants and `Key-platform` Info.plist keys apply.
     public let platform: Platform
     /// The effective device: `ipod` counts as `iphone`; tvOS and watchOS imply theirs; nil on
-    /// macOS and Linux, where device modifiers mean nothing (§5).
+    /// macOS and Linux, where device modifiers mean nothing (docs/search-pattern.md, "Platform
+    /// and device variants").
     public let device: Device?
 
-    /// The file-name suffixes this context recognises (§5 table).
+    /// The file-name suffixes this context recognises (docs/search-pattern.md, "Platform and
+    /// device variants").
     let suffixes: VariantSuffixes
 
     /// Foundation on Linux: `-linux` platform variants, no device variants, one-language search
@@ -80,7 +111,12 @@ public struct SearchContext: Sendable, Equatable {
     /// The user's languages on Linux: `LANGUAGE` (a colon-separated list), else the first set of
     /// `LC_ALL`, `LC_MESSAGES`, `LANG`; encodings and modifiers stripped (`en_GB.UTF-8@euro` →
     /// `en-GB`); `C`, `POSIX` or nothing at all mean `en`.
-    public static func environmentLanguages(_ environment: [String: String] = ProcessEnvironment.current()) -> [String] {
+    public static func environmentLanguages() -> [String] {
+        environmentLanguages(ProcessEnvironment.current())
+    }
+
+    /// `environmentLanguages()` over an explicit environment.
+    static func environmentLanguages(_ environment: [String: String]) -> [String] {
         if let list = environment["LANGUAGE"], !list.isEmpty {
             let langs = list.split(separator: ":").compactMap { LocaleIdentifier.fromPOSIX(String($0)) }
             if !langs.isEmpty { return langs }

@@ -17,8 +17,8 @@ final class SearchPlan: Sendable {
     let stepMayExist: [Bool]
     /// The longest directory path of `plainDirectories`, in bytes.
     let longestPlainDirectory: Int
-    /// §7.6: a miss in a version-0 bundle (or /Library/Spotlight) is looked up again from the
-    /// bundle root.
+    /// A miss in a version-0 bundle (or /Library/Spotlight) is looked up again from the
+    /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
 
     init(record: BundleRecord, context: SearchContext) {

@@ -1,8 +1,10 @@
-/// Reads one bundle: layout (§1), Info.plist files (§2), lproj names (§4.1) and every directory
-/// a lookup can read (§6, §7.6).
+/// Reads one bundle: layout, Info.plist files, lproj names and every directory a lookup can
+/// read (docs/search-pattern.md, "Bundle layouts", "Info.plist", "lproj folders", "Search
+/// order").
 ///
 /// Which directories: the resource directory and everything below it; for old-style and flat
-/// bundles the whole bundle (version-0 bundles fall back to the root on a miss, §7.6).
+/// bundles the whole bundle (version-0 bundles fall back to the root on a miss;
+/// docs/search-pattern.md, "Version-0 root fallback").
 /// Symbolic links to directories are followed when their target lies inside the bundle and is
 /// not one of the directories already being walked (no loops); the linked content is indexed
 /// under the link's own path, as CF would address it. Links leading out of the bundle are
@@ -48,7 +50,7 @@ struct BundleScanner {
         let strings = readStringsFiles(layout: layout, byPath: byPath)
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
-        let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: DirectoryReader.modificationTime(bundlePath + "/" + $0)) }
+        let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
                              directories: directories, stringsFiles: strings, warnings: warnings, fileStamps: fileStamps)
     }
@@ -70,8 +72,8 @@ struct BundleScanner {
     }
 
     private mutating func walkTree(from start: String) -> [ScannedDirectory] {
-        guard let bundleReal = DirectoryReader.realPath(bundlePath),
-              let startReal = DirectoryReader.realPath(start.isEmpty ? bundlePath : bundlePath + "/" + start)
+        guard let bundleReal = FileSystem.realPath(bundlePath),
+              let startReal = FileSystem.realPath(start.isEmpty ? bundlePath : bundlePath + "/" + start)
         else { return [] }
         var out: [ScannedDirectory] = []
         // (relative path, its real path, real paths of the directories above it: the loop
@@ -101,7 +103,7 @@ struct BundleScanner {
                 let child = PathText.join(relative, entry.name)
                 var childReal = (real == "/" ? "" : real) + "/" + entry.name
                 if entry.flags.contains(.symlinkToDirectory) {
-                    guard let target = DirectoryReader.realPath(bundlePath + "/" + child) else { continue }
+                    guard let target = FileSystem.realPath(bundlePath + "/" + child) else { continue }
                     let inside = target == bundleReal || target.hasPrefix(bundleReal + "/")
                     let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }
                     if !inside || loops { continue }
@@ -117,12 +119,14 @@ struct BundleScanner {
     // MARK: - Info.plist and InfoPlist.strings
 
     /// CF reads no Info.plist for a flat bundle whose path ends in `Support Files`, `Contents`
-    /// or `Resources` — "the innards of another bundle" (§1 table; a plain suffix test).
+    /// or `Resources` — "the innards of another bundle" (a plain suffix test;
+    /// docs/search-pattern.md, "Bundle layouts").
     static func isInnards(_ path: String) -> Bool {
         ["Support Files", "Contents", "Resources"].contains { path.hasSuffix($0) }
     }
 
-    /// Names the `foundation-linux` and `apple` profiles may read (§2.1; GNUstep's own name).
+    /// Names the `foundation-linux` and `apple` profiles may read (GNUstep's own name included;
+    /// docs/search-pattern.md, "Which Info.plist file is read").
     static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
                                               "info-gnustep.plist"]
 

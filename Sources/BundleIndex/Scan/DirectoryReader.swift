@@ -1,40 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// One directory entry as CF's `_CFIterateDirectory` sees it (SEARCH_PATTERN.md §3).
-struct DirectoryEntry: Hashable, Sendable {
-    struct Flags: OptionSet, Hashable, Sendable {
-        let rawValue: UInt8
-        /// `d_type == DT_DIR`: CF reports the entry with a trailing `/`.
-        static let directory = Flags(rawValue: 1)
-        /// A symbolic link (never gets a trailing `/`, even when it points at a directory).
-        static let symlink = Flags(rawValue: 2)
-        /// A symbolic link that resolves to a directory: usable as a subdirectory in lookups.
-        static let symlinkToDirectory = Flags(rawValue: 4)
-    }
-
-    let name: String
-    let flags: Flags
-    /// Position in readdir order. Visible order is byte order (§10), but CF's answer depends on
-    /// readdir order in two places — competing variants of one name (the last read wins, §6) and
-    /// the truncation of a localized listing at a global name containing `.lproj` (D13) — and
-    /// the rank lets the index reproduce both for an unchanged directory.
-    var rank: UInt32 = 0
-
-    var isDirectory: Bool { flags.contains(.directory) }
-    /// A directory or a link to one: CF can descend into it and the layout rules count it.
-    var isTraversable: Bool { flags.contains(.directory) || flags.contains(.symlinkToDirectory) }
-    var countsForLayout: Bool { flags.contains(.directory) || flags.contains(.symlink) }
-}
-
-/// `bundleidx sync` drops files named `.bundleidx-cookie-*` into a watched root; they are never
-/// indexed (docs/watching.md).
-enum SyncCookie {
-    static let prefix = ".bundleidx-cookie-"
-}
 
 /// Why a directory could not be listed.
 struct DirectoryReadError: Error, CustomStringConvertible {
@@ -53,8 +17,9 @@ struct DirectoryListing {
 
 enum DirectoryReader {
     /// Lists `path` like `_CFIterateDirectory`: skips `.`, `..`, inode 0 and `._*`; `DT_UNKNOWN`
-    /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified,
-    /// §10). Names that are not valid UTF-8 are left out and counted: CF cannot make a CFString
+    /// is resolved with `stat`. Entries come back in byte order (readdir order is unspecified;
+    /// docs/search-pattern.md, "Directory listings"). Names that are not valid UTF-8 are left
+    /// out and counted: CF cannot make a CFString
     /// from them either.
     static func list(_ path: String, skippedNames: inout Int) throws -> [DirectoryEntry] {
         try listing(path, skippedNames: &skippedNames).entries
@@ -76,7 +41,7 @@ enum DirectoryReader {
         defer { closedir(dir) }
         let fd = dirfd(dir)
         var st = stat()
-        let mtime = fstat(fd, &st) == 0 ? nanoseconds(st.st_mtim) : 0
+        let mtime = fstat(fd, &st) == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
         var entries: [DirectoryEntry] = []
         while let ent = readdir(dir) {
             if ent.pointee.d_ino == 0 { continue }
@@ -114,51 +79,5 @@ enum DirectoryReader {
             return []
         default: return []
         }
-    }
-
-    /// `realpath(3)`, or nil when the path does not resolve.
-    static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
-    }
-
-    /// A directory and not a link to one (`lstat`).
-    static func isRealDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
-    }
-
-    /// Modification time in nanoseconds (the watcher compares it after a restart).
-    static func modificationTime(_ path: String) -> UInt64 {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return 0 }
-        return nanoseconds(st.st_mtim)
-    }
-
-    private static func nanoseconds(_ t: timespec) -> UInt64 {
-        UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
-    }
-
-    static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) <= limit else { return nil }
-        var out = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        while done < out.count {
-            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { break }
-            done += n
-        }
-        return Array(out[..<done])
     }
 }

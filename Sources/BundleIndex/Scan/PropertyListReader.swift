@@ -2,7 +2,8 @@ import Foundation
 
 /// Parses Info.plist and InfoPlist.strings at build time with Foundation's parser — which is
 /// CoreFoundation's `CFPropertyListCreateWithData` on Linux, so XML, binary and OpenStep/.strings
-/// text parse exactly as Foundation's Bundle would parse them (SEARCH_PATTERN.md §2.3, §2.7).
+/// text parse exactly as Foundation's Bundle would parse them (docs/search-pattern.md,
+/// "Which Info.plist file is read" and "Localized Info dictionary").
 enum PropertyListReader {
     enum Failure: Error, CustomStringConvertible {
         case unreadable
@@ -21,7 +22,7 @@ enum PropertyListReader {
     }
 
     static func dictionary(atPath path: String) -> Result<[String: PropertyListValue], Failure> {
-        guard let bytes = DirectoryReader.readFile(path) else { return .failure(.unreadable) }
+        guard let bytes = FileSystem.readFile(path) else { return .failure(.unreadable) }
         return dictionary(from: bytes)
     }
 

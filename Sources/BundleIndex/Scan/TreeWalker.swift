@@ -91,7 +91,9 @@ struct TreeWalker {
     }
 
     /// A directory is a bundle when its extension says so, or when CF's layout rules find an
-    /// Info.plist in it (§1, §2.1). `Versions/<X>` inside a framework is part of its framework.
+    /// Info.plist in it (docs/search-pattern.md, "Bundle layouts" and "Which Info.plist file is
+    /// read"). A directory directly inside one named `Versions` (a framework's `Versions/A`) is
+    /// part of its framework, not a bundle of its own.
     /// `listings` are listings already read, by absolute path.
     func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int,
                   listings: [String: DirectoryListing] = [:]) -> Bool {

@@ -136,6 +136,13 @@ struct IndexSnapshot {
 
     func roots() throws -> [String] { try store.roots(in: txn) }
 
+    /// Every resource record of bundle `id`, key and value, in key order (for `verify`, which
+    /// compares them with the records a build would write now). `body` returns false to stop.
+    func forEachResourceRecord(bundle id: UInt64,
+                               _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {
+        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id), body)
+    }
+
     /// Number of entries in the resources database (for `stats`).
     func resourceRecordCount() throws -> Int {
         try txn.entryCount(store.resources)

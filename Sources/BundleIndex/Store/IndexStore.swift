@@ -1,38 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Errors about the index itself (not about a query's answer).
-public enum IndexError: Error, CustomStringConvertible, Equatable {
-    case missing(path: String)
-    case notAnIndex(path: String, reason: String)
-    case unsupportedVersion(path: String, found: UInt32, supported: UInt32)
-    case corrupt(path: String, reason: String)
-    case refusingToOverwrite(path: String, reason: String)
-    case storage(path: String, LMDBError)
-    case hashCollision(String)
-
-    public var description: String {
-        switch self {
-        case .missing(let p):
-            return "no index at \(p) (create one with: bundleidx build ROOT... --index \(p))"
-        case .notAnIndex(let p, let why):
-            return "\(p) is not a bundleidx index: \(why)"
-        case .unsupportedVersion(let p, let found, let supported):
-            return "\(p) has index format version \(found); this bundleidx reads version \(supported) (rebuild it with bundleidx build)"
-        case .corrupt(let p, let why):
-            return "the index at \(p) is damaged: \(why) (rebuild it with bundleidx build)"
-        case .refusingToOverwrite(let p, let why):
-            return "refusing to write an index at \(p): \(why)"
-        case .storage(let p, let e):
-            return "index \(p): \(e)"
-        case .hashCollision(let what):
-            return "hash collision while indexing (\(what)); please report it"
-        }
-    }
-}
 
 /// The LMDB environment with bundleidx's databases (docs/index-format.md). The only type that
 /// knows database names; everything else goes through `IndexSnapshot` or `IndexWriter`.
@@ -63,12 +29,12 @@ final class IndexStore: @unchecked Sendable {
     /// Opens an existing index for reading. Never creates anything.
     static func openForReading(path: String) throws -> IndexStore {
         var st = stat()
-        guard stat(path, &st) == 0 else { throw IndexError.missing(path: path) }
+        guard stat(path, &st) == 0 else { throw BundleIndexError.missing(path: path) }
         guard st.st_mode & S_IFMT == S_IFDIR else {
-            throw IndexError.notAnIndex(path: path, reason: "it is a file, an index is a directory")
+            throw BundleIndexError.notAnIndex(path: path, reason: "it is a file, an index is a directory")
         }
         guard access(path + "/data.mdb", F_OK) == 0 else {
-            throw IndexError.notAnIndex(path: path, reason: "it has no data.mdb")
+            throw BundleIndexError.notAnIndex(path: path, reason: "it has no data.mdb")
         }
         let env = try environment(path: path, readOnly: true)
         // A truncated data file would make LMDB read past the end of its mapping (SIGBUS).
@@ -79,7 +45,7 @@ final class IndexStore: @unchecked Sendable {
             let needed = env.usedBytes()
             guard stat(path + "/data.mdb", &st) == 0, needed > Int(st.st_size) else { break }
             if attempt == 9 {
-                throw IndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(needed) bytes)")
+                throw BundleIndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(needed) bytes)")
             }
             usleep(20_000)
         }
@@ -93,11 +59,11 @@ final class IndexStore: @unchecked Sendable {
             try makeDirectories(path)
         } else {
             guard st.st_mode & S_IFMT == S_IFDIR else {
-                throw IndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
+                throw BundleIndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
             }
             let hasData = access(path + "/data.mdb", F_OK) == 0
-            if !hasData && !isEmptyDirectory(path) {
-                throw IndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
+            if !hasData && !FileSystem.isEmptyDirectory(path) {
+                throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
             }
         }
         let store = try attach(path: path, environment: try environment(path: path, readOnly: false), create: true)
@@ -119,29 +85,29 @@ final class IndexStore: @unchecked Sendable {
             let txn = try LMDBTransaction(environment: env, readOnly: !create)
             defer { txn.abort() }
             let metaDbi = try env.openDatabase("meta", in: txn, create: create)
-            guard let metaDbi else { throw IndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata") }
+            guard let metaDbi else { throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata") }
             let format = try txn.get(metaDbi, key: Array("format".utf8))
             if let format {
                 guard format == Array(formatName.utf8) else {
-                    throw IndexError.notAnIndex(path: path, reason: "its format is \(String(decoding: format, as: UTF8.self))")
+                    throw BundleIndexError.notAnIndex(path: path, reason: "its format is \(String(decoding: format, as: UTF8.self))")
                 }
                 guard let v = try txn.get(metaDbi, key: Array("version".utf8)), v.count == 4 else {
-                    throw IndexError.corrupt(path: path, reason: "the format version is missing")
+                    throw BundleIndexError.corrupt(path: path, reason: "the format version is missing")
                 }
                 let version = v.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian
                 guard version == formatVersion else {
-                    throw IndexError.unsupportedVersion(path: path, found: version, supported: formatVersion)
+                    throw BundleIndexError.unsupportedVersion(path: path, found: version, supported: formatVersion)
                 }
             } else if create {
                 // A new environment: claim it.
                 try txn.put(metaDbi, key: Array("format".utf8), value: Array(formatName.utf8))
                 try txn.put(metaDbi, key: Array("version".utf8), value: withUnsafeBytes(of: formatVersion.littleEndian) { Array($0) })
             } else {
-                throw IndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata")
+                throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata")
             }
             func open(_ name: String, dupSort: Bool = false) throws -> UInt32 {
                 guard let dbi = try env.openDatabase(name, in: txn, create: create, dupSort: dupSort) else {
-                    throw IndexError.corrupt(path: path, reason: "the \(name) database is missing")
+                    throw BundleIndexError.corrupt(path: path, reason: "the \(name) database is missing")
                 }
                 return dbi
             }
@@ -169,18 +135,13 @@ final class IndexStore: @unchecked Sendable {
         close(fd)
     }
 
-    static func translate(_ e: LMDBError, path: String) -> IndexError {
+    static func translate(_ e: LMDBError, path: String) -> BundleIndexError {
         switch e {
         case .invalid: return .notAnIndex(path: path, reason: "data.mdb is not an LMDB database")
         case .versionMismatch: return .notAnIndex(path: path, reason: "data.mdb was written by an incompatible LMDB")
         case .corrupted, .panic: return .corrupt(path: path, reason: e.description)
-        default: return .storage(path: path, e)
+        default: return .storage(path: path, code: e.code, message: e.description)
         }
-    }
-
-    private static func isEmptyDirectory(_ path: String) -> Bool {
-        var skipped = 0
-        return ((try? DirectoryReader.list(path, skippedNames: &skipped)) ?? [DirectoryEntry(name: "?", flags: [])]).isEmpty && skipped == 0
     }
 
     private static func makeDirectories(_ path: String) throws {
@@ -188,7 +149,8 @@ final class IndexStore: @unchecked Sendable {
         for part in path.split(separator: "/") {
             current += "/" + part
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw IndexError.storage(path: path, .other(code: errno, message: String(cString: strerror(errno))))
+                let code = errno
+                throw BundleIndexError.storage(path: path, code: code, message: String(cString: strerror(code)))
             }
         }
     }
@@ -212,7 +174,7 @@ final class IndexStore: @unchecked Sendable {
         } catch let e as LMDBError {
             throw Self.translate(e, path: path)
         } catch let e as IndexFormatError {
-            throw IndexError.corrupt(path: path, reason: e.description)
+            throw BundleIndexError.corrupt(path: path, reason: e.description)
         }
     }
 
@@ -224,7 +186,7 @@ final class IndexStore: @unchecked Sendable {
         } catch let e as LMDBError {
             throw Self.translate(e, path: path)
         } catch let e as IndexFormatError {
-            throw IndexError.corrupt(path: path, reason: e.description)
+            throw BundleIndexError.corrupt(path: path, reason: e.description)
         }
     }
 }

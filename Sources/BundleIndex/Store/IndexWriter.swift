@@ -81,7 +81,7 @@ struct IndexWriter {
             // Keys hold 32 bits of the id and ids are never reused: after 2^32 new bundles an
             // index has to be made afresh.
             guard id <= ResourceKey.maximumBundleID else {
-                throw IndexError.corrupt(path: store.path, reason: "all 2^32 bundle ids are used; delete the index and build it again")
+                throw BundleIndexError.corrupt(path: store.path, reason: "all 2^32 bundle ids are used; delete the index and build it again")
             }
             try setMeta(.nextBundleID, u64: id + 1)
         }

@@ -1,14 +1,10 @@
 import CLMDB
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An error returned by an LMDB call. `MDB_NOTFOUND` is never an error here: lookups return nil.
-public enum LMDBError: Error, Equatable, CustomStringConvertible {
+enum LMDBError: Error, Equatable, CustomStringConvertible {
     case mapFull
     case mapResized
     case readersFull
@@ -31,13 +27,27 @@ public enum LMDBError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// LMDB's return code (or the errno value) this error came from.
+    var code: Int32 {
+        switch self {
+        case .mapFull: return MDB_MAP_FULL
+        case .mapResized: return MDB_MAP_RESIZED
+        case .readersFull: return MDB_READERS_FULL
+        case .versionMismatch: return MDB_VERSION_MISMATCH
+        case .corrupted: return MDB_CORRUPTED
+        case .invalid: return MDB_INVALID
+        case .panic: return MDB_PANIC
+        case .other(let code, _): return code
+        }
+    }
+
     /// The errno value for system errors (ENOENT, EACCES, ...), nil for LMDB's own codes.
-    public var systemErrno: Int32? {
+    var systemErrno: Int32? {
         if case .other(let code, _) = self, code > 0 { return code }
         return nil
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .mapFull: return "the index map is full (MDB_MAP_FULL)"
         case .mapResized: return "the index map was resized by another process (MDB_MAP_RESIZED)"
@@ -87,6 +97,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
         self.handle = env
         self.readOnly = readOnly
+        MappedRanges.register(directory: path)
     }
 
     /// LMDB forbids opening one environment twice in a process: closing either copy releases
@@ -99,7 +110,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     static func shared(path: String, readOnly: Bool) throws -> LMDBEnvironment {
-        let key = DirectoryReader.realPath(path) ?? path
+        let key = FileSystem.realPath(path) ?? path
         return try registry.withLock { table in
             if let env = table[key]?.environment, readOnly || !env.readOnly { return env }
             let env = try LMDBEnvironment(path: path, readOnly: readOnly)

@@ -10,20 +10,21 @@ enum RecordTag: UInt8 {
 }
 
 /// One bundle, stored in the `bundles` database under its absolute path.
-public struct BundleRecord: Sendable, Equatable {
-    public let id: UInt64
-    public let path: String
-    public let layout: BundleLayout
+struct BundleRecord: Sendable, Equatable {
+    let id: UInt64
+    let path: String
+    let layout: BundleLayout
     let infoPlists: [InfoPlistFile]
-    /// lproj names of the resource directory, byte order (§4.1 step 2, deterministic order).
-    public let lprojs: [String]
-    public let warnings: [String]
+    /// lproj names of the resource directory, byte order instead of CF's readdir order
+    /// (docs/search-pattern.md, "The localization list", L-readdir-order).
+    let lprojs: [String]
+    let warnings: [String]
     /// The root of the `build` that indexed this bundle.
-    public let root: String
+    let root: String
     /// Seconds since 1970 when the bundle was scanned.
-    public let scannedAt: UInt64
+    let scannedAt: UInt64
     /// Modification times of every indexed directory and parsed file when scanned.
-    public let stamps: [FileStamp]
+    let stamps: [FileStamp]
 
     func encode() -> [UInt8] {
         var w = ByteWriter(capacity: 256)

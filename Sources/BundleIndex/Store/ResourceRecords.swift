@@ -21,7 +21,7 @@ enum ResourceRecords {
     }
 
     /// Calls `body` with every record of the bundle in key order. The value buffer is valid
-    /// only during the call. Throws `IndexError.hashCollision` when two directories, or two
+    /// only during the call. Throws `BundleIndexError.hashCollision` when two directories, or two
     /// items of one directory, share a hash: the index would answer wrongly for one of them.
     static func forEach(bundleID: UInt64, bundle: ScannedBundle,
                         _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
@@ -34,7 +34,7 @@ enum ResourceRecords {
         for (hash, dir) in directories {
             if let previous, previous.hash == hash {
                 guard previous.path == dir.path else {
-                    throw IndexError.hashCollision("directories \(previous.path) and \(dir.path) in \(bundle.path)")
+                    throw BundleIndexError.hashCollision("directories \(previous.path) and \(dir.path) in \(bundle.path)")
                 }
                 continue
             }
@@ -91,7 +91,7 @@ enum ResourceRecords {
             while end < items.count && items[end].hash == first.hash { end += 1 }
             let run = items[start..<end]
             if let other = run.first(where: { $0.kind != first.kind || $0.name != first.name }) {
-                throw IndexError.hashCollision("\(first.kind.label)\(first.name) and \(other.kind.label)\(other.name) in \(directory.path)")
+                throw BundleIndexError.hashCollision("\(first.kind.label)\(first.name) and \(other.kind.label)\(other.name) in \(directory.path)")
             }
             value.removeAll()
             switch first.kind {
@@ -123,7 +123,8 @@ enum ResourceRecords {
     }
 
     /// Name keys of an entry: its own name and the name with the platform/product suffix of each
-    /// known target removed (§5), so every profile finds a variant with the same single read.
+    /// known target removed (docs/search-pattern.md, "Platform and device variants"), so every
+    /// profile finds a variant with the same single read.
     /// Distinct names, the entry's own first.
     static func lookupNames(of name: String, into names: inout [String]) {
         names.removeAll(keepingCapacity: true)

@@ -2,25 +2,37 @@
 import Glibc
 import Logging
 
-/// Settings of a watcher (docs/watching.md).
-public struct WatchOptions: Sendable {
-    /// Apply a batch once no event has arrived for this long (seconds).
-    public var settle = 0.02
-    /// …or once the oldest pending event is this old, however busy the tree is.
-    public var maxDelay = 0.5
-    /// In degraded mode (watch limit reached), how often unwatched directories are rescanned.
-    public var rescanInterval = 30.0
-    public init() {}
-}
-
 /// watch → store: keeps an index exact while files change. inotify watches every real
 /// directory under the roots (watch first, then scan); events are coalesced into rescans of
 /// the bundles they touch and of the directories where bundles may have appeared or gone, and
 /// applied in one write transaction per batch (readers see a batch completely or not at all).
+///
+/// ```swift
+/// let watcher = try IndexWatcher(roots: ["/apps"], indexPath: IndexLocation.default,
+///                                logger: Logger(label: "bundleidx"))
+/// try watcher.catchUp()            // the index now matches the disk
+/// try watcher.run(stopFD: pipeFD)  // until something is written to the pipe
+/// ```
+///
+/// One process at a time should watch an index; `bundleidx watch` is this class with signal
+/// handling. Every error it throws is a `BundleIndexError`.
 public final class IndexWatcher {
+    /// Settings of a watcher (docs/watching.md).
+    public struct Options: Sendable {
+        /// Apply a batch once no event has arrived for this long (seconds).
+        public var settle = 0.02
+        /// …or once the oldest pending event is this old, however busy the tree is.
+        public var maxDelay = 0.5
+        /// In degraded mode (watch limit reached), how often unwatched directories are rescanned.
+        public var rescanInterval = 30.0
+        /// The defaults above.
+        public init() {}
+    }
+
+    /// The watched roots, absolute.
     public let roots: [String]
     let store: IndexStore
-    let options: WatchOptions
+    let options: Options
     let inotify: Inotify
     let tree: WatchedTree
     var logger: Logger
@@ -31,20 +43,22 @@ public final class IndexWatcher {
     var movedFrom: [UInt32: (directory: String, name: String, isDirectory: Bool)] = [:]
     var lastDegradedRescan = 0.0
     /// How many times the kernel's queue overflowed (each one forced a full rescan).
-    public internal(set) var overflows = 0
-    /// Called after every applied batch (tests and the latency benchmark listen here).
+    var overflows = 0
+    /// Called after every applied batch, with the index generation it committed.
     public var onBatch: ((_ generation: UInt64) -> Void)?
-    /// Test seam: while this file exists the watcher does not read its inotify queue.
+    /// Tests set this: while the file exists the watcher does not read its inotify queue.
     var pauseFile: String?
     /// Reads the inotify queue into memory while the watcher works (created by `run`).
     var pump: EventPump?
 
-    public init(roots: [String], indexPath: String, options: WatchOptions = WatchOptions(), logger: Logger) throws {
-        let cwd = IndexReader.currentDirectory()
+    /// Opens the index at `indexPath` for writing (creating it when missing) and sets up inotify
+    /// for `roots`, which must be directories. Nothing is watched or scanned until `catchUp()`.
+    public init(roots: [String], indexPath: String, options: Options = Options(), logger: Logger) throws {
+        let cwd = ProcessEnvironment.currentDirectory()
         var absolute: [String] = []
         for r in roots {
             let path = PathText.absolute(r, currentDirectory: cwd)
-            guard DirectoryReader.isDirectory(path) else { throw BuildInputError(path: r, reason: "no such directory") }
+            guard FileSystem.isDirectory(path) else { throw BundleIndexError.badInput(path: r, reason: "no such directory") }
             absolute.append(path)
         }
         self.roots = absolute.sorted(by: byteOrder)
@@ -53,9 +67,6 @@ public final class IndexWatcher {
         self.inotify = try Inotify()
         self.tree = WatchedTree(inotify: inotify)
         self.logger = logger
-        let env = ProcessEnvironment.current()
-        if let limit = env["BUNDLEIDX_TEST_MAX_WATCHES"].flatMap(Int.init) { tree.artificialLimit = limit }
-        pauseFile = env["BUNDLEIDX_TEST_PAUSE_FILE"]
     }
 
     // MARK: - catching up
@@ -67,7 +78,7 @@ public final class IndexWatcher {
         try setState("catching up")
         for root in roots { tree.watchRecursively(root) }
         reportLimit()
-        let started = IndexBuilder.monotonicSeconds()
+        let started = monotonicSeconds()
         var scanned = 0, kept = 0, removed = 0
         try store.write { writer in
             for root in roots {
@@ -95,7 +106,7 @@ public final class IndexWatcher {
         try setState(tree.unwatched.isEmpty ? "live" : "degraded")
         logger.info("caught up", metadata: ["kept": "\(kept)", "scanned": "\(scanned)", "removed": "\(removed)",
                                             "watches": "\(tree.count)",
-                                            "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+                                            "seconds": "\(monotonicSeconds() - started)"])
     }
 
     /// True when every stamp of the record still matches the disk.
@@ -103,15 +114,16 @@ public final class IndexWatcher {
         guard !record.stamps.isEmpty else { return false }
         for stamp in record.stamps {
             let path = stamp.path.isEmpty ? record.path : record.path + "/" + stamp.path
-            if DirectoryReader.modificationTime(path) != stamp.modificationTime { return false }
+            if FileSystem.modificationTime(path) != stamp.modificationTime { return false }
         }
         return true
     }
 
     // MARK: - the loop
 
-    /// Runs until `stopFD` becomes readable (the CLI's signal pipe) — then applies what is
-    /// pending and returns.
+    /// Applies changes as they happen until `stopFD` (the read end of a pipe, say) becomes
+    /// readable; then applies what is pending, marks the index "stopped" and returns. Call
+    /// `catchUp()` first.
     public func run(stopFD: Int32) throws {
         let pump = EventPump(inotify: inotify, pauseFile: pauseFile)
         self.pump = pump
@@ -121,7 +133,7 @@ public final class IndexWatcher {
             var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: pump.wakeFD, events: Int16(POLLIN), revents: 0)]
             let n = poll(&fds, nfds_t(fds.count), nextTimeout())
-            if n < 0 && errno != EINTR { throw SystemCallError(call: "poll", errno: errno) }
+            if n < 0 && errno != EINTR { throw BundleIndexError.systemCall("poll") }
             try drainEvents()
             if fds[0].revents != 0 {
                 try applyPending()
@@ -132,18 +144,18 @@ public final class IndexWatcher {
         }
     }
 
-    /// Reads and records every queued event (public for tests that drive the loop by hand).
-    public func drainEvents() throws {
+    /// Reads and records every queued event.
+    func drainEvents() throws {
         let events = try pump?.take() ?? inotify.readEvents()
         guard !events.isEmpty else { return }
-        let now = IndexBuilder.monotonicSeconds()
+        let now = monotonicSeconds()
         for e in events { record(e) }
         pending.touched(at: now)
     }
 
     /// Applies a batch when the tree has settled or the oldest event waited long enough.
-    public func applyIfDue() throws {
-        let now = IndexBuilder.monotonicSeconds()
+    func applyIfDue() throws {
+        let now = monotonicSeconds()
         if !tree.unwatched.isEmpty && now - lastDegradedRescan >= options.rescanInterval {
             lastDegradedRescan = now
             tree.retryUnwatched()
@@ -160,7 +172,7 @@ public final class IndexWatcher {
         guard let first = pending.firstEvent, let last = pending.lastEvent else {
             return tree.unwatched.isEmpty ? 1000 : Int32(max(10, options.rescanInterval * 1000))
         }
-        let now = IndexBuilder.monotonicSeconds()
+        let now = monotonicSeconds()
         let wait = min(options.settle - (now - last), options.maxDelay - (now - first))
         return Int32(max(0, min(1000, wait * 1000)))
     }

@@ -1,13 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 
-/// A system call failed; `errno` and the call's name say which and why.
-public struct SystemCallError: Error, CustomStringConvertible, Equatable {
-    public let call: String
-    public let errno: Int32
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
-}
-
 /// One inotify instance (inotify(7)). Thin: one method per system call, `EINTR` retried in
 /// `read` only.
 final class Inotify {
@@ -32,7 +25,7 @@ final class Inotify {
     /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`.
     init() throws {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw SystemCallError(call: "inotify_init1", errno: errno) }
+        guard fd >= 0 else { throw BundleIndexError.systemCall("inotify_init1") }
         self.fd = fd
     }
 
@@ -41,7 +34,7 @@ final class Inotify {
     /// `inotify_add_watch`. Throws `ENOSPC` when `fs.inotify.max_user_watches` is exhausted.
     func addWatch(_ path: String) throws -> Int32 {
         let wd = inotify_add_watch(fd, path, Self.watchMask)
-        guard wd >= 0 else { throw SystemCallError(call: "inotify_add_watch \(path)", errno: errno) }
+        guard wd >= 0 else { throw BundleIndexError.systemCall("inotify_add_watch \(path)") }
         return wd
     }
 
@@ -59,7 +52,7 @@ final class Inotify {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { return events }
-                throw SystemCallError(call: "read(inotify)", errno: errno)
+                throw BundleIndexError.systemCall("read(inotify)")
             }
             if n == 0 { return events }
             buffer.withUnsafeBytes { raw in
@@ -81,7 +74,7 @@ final class Inotify {
 
     /// The kernel's limit, for the message that explains how to raise it.
     static func maxUserWatches() -> Int? {
-        guard let bytes = DirectoryReader.readFile("/proc/sys/fs/inotify/max_user_watches", limit: 64) else { return nil }
+        guard let bytes = FileSystem.readFile("/proc/sys/fs/inotify/max_user_watches", limit: 64) else { return nil }
         return Int(String(decoding: bytes, as: UTF8.self).trimmingWhitespace())
     }
 }

@@ -56,7 +56,7 @@ final class WatchedTree {
             watchByPath[dir] = wd
             unwatched.remove(dir)
             return true
-        } catch let e as SystemCallError where e.errno == ENOSPC {
+        } catch BundleIndexError.system(_, .noSpace) {
             limitReached = true
             unwatched.insert(dir)
         } catch {

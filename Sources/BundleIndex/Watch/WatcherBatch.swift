@@ -4,12 +4,12 @@ import Glibc
 extension IndexWatcher {
     /// Applies everything pending in one write transaction, then releases the sync cookies it
     /// covered. Readers see the batch all at once.
-    public func applyPending() throws {
+    func applyPending() throws {
         settleUnpairedMoves()
         guard !pending.isEmpty else { pending = PendingChanges(); return }
         let batch = pending
         pending = PendingChanges()
-        let started = IndexBuilder.monotonicSeconds()
+        let started = monotonicSeconds()
         if batch.overflow {
             try rescanEverything()
         } else {
@@ -29,7 +29,7 @@ extension IndexWatcher {
             watchScanned(scannedDirectories)
             if tree.limitReached { try setState(tree.unwatched.isEmpty ? "live" : "degraded") }
             logger.debug("batch applied", metadata: ["bundles": "\(rescanned.count)",
-                                                    "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+                                                    "seconds": "\(monotonicSeconds() - started)"])
         }
         for cookie in batch.cookies { unlink(cookie) }
         let generation = try store.read { try $0.metaU64(.generation) } ?? 0
@@ -40,7 +40,7 @@ extension IndexWatcher {
     private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>,
                            _ scannedDirectories: inout [String]) throws {
         let before = bundles.filter { $0 == path || $0.hasPrefix(path + "/") }
-        guard DirectoryReader.isRealDirectory(path) else {
+        guard FileSystem.isRealDirectory(path) else {
             for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
             return
         }
@@ -67,7 +67,7 @@ extension IndexWatcher {
                               _ scannedDirectories: inout [String]) throws {
         rescanned.insert(path)
         var skipped = 0
-        if DirectoryReader.isRealDirectory(path) || roots.contains(path),
+        if FileSystem.isRealDirectory(path) || roots.contains(path),
            let listing = try? DirectoryReader.listing(path, skippedNames: &skipped),
            TreeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
@@ -90,17 +90,17 @@ extension IndexWatcher {
     /// made between the scan and this watch produced no event.
     func watchScanned(_ directories: [String]) {
         var added = false
-        for dir in directories where DirectoryReader.isRealDirectory(dir) && tree.watch(dir) {
+        for dir in directories where FileSystem.isRealDirectory(dir) && tree.watch(dir) {
             markChanged(parent(of: dir), name: PathText.lastComponent(dir))
             added = true
         }
-        if added { pending.touched(at: IndexBuilder.monotonicSeconds()) }
+        if added { pending.touched(at: monotonicSeconds()) }
     }
 
     /// After an overflow nothing about the tree can be trusted: watch everything again and
     /// rebuild every root.
     func rescanEverything() throws {
-        let started = IndexBuilder.monotonicSeconds()
+        let started = monotonicSeconds()
         // The queue overflowed, so cookie events may be lost too. Cookies already in a root are
         // released after the rescan, which starts after they were created and so covers every
         // change made before them.
@@ -127,7 +127,7 @@ extension IndexWatcher {
         }
         bundles = found
         logger.notice("rescanned every root after the overflow", metadata: [
-            "bundles": "\(found.count)", "seconds": "\(IndexBuilder.monotonicSeconds() - started)"])
+            "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])
     }
 
     func root(of path: String) -> String {

@@ -2,7 +2,7 @@
 import Glibc
 
 extension IndexWatcher {
-    /// Turns one inotify event into pending work (docs/watching.md, "events").
+    /// Turns one inotify event into pending work (docs/watching.md, "How it works", item 2).
     func record(_ e: Inotify.Event) {
         if e.has(Int32(IN_Q_OVERFLOW)) {
             logger.warning("inotify queue overflowed: events were lost; rescanning every root")
@@ -12,7 +12,7 @@ extension IndexWatcher {
         }
         if e.has(Int32(IN_IGNORED)) {
             // The kernel dropped the watch: the directory was deleted or its file system unmounted.
-            if let dir = tree.dropped(e.wd), !DirectoryReader.isDirectory(dir) {
+            if let dir = tree.dropped(e.wd), !FileSystem.isDirectory(dir) {
                 markChanged(parent(of: dir), name: PathText.lastComponent(dir))
             }
             return

@@ -12,7 +12,7 @@ func infoPlist(_ entries: [String: Any]) -> String {
 final class BundleFixture {
     let root: String
     let indexPath: String
-    private(set) var summary: BuildSummary?
+    private(set) var summary: IndexBuilder.Summary?
 
     /// `files`: relative path → content (a path ending in "/" makes a directory);
     /// `links`: relative path → symlink target.
@@ -48,7 +48,7 @@ final class BundleFixture {
     }
 
     @discardableResult
-    func build() throws -> BuildSummary {
+    func build() throws -> IndexBuilder.Summary {
         let s = try IndexBuilder.build(roots: [root], indexPath: indexPath)
         summary = s
         return s
@@ -87,10 +87,13 @@ extension IndexedBundle {
 }
 
 /// The `bundleidx` executable built next to the test bundle.
-let bundleidxBinary: String = {
+let bundleidxBinary: String = testHelperBinary("bundleidx")
+
+/// An executable of this package built beside the tests (the CLI, or a helper under Tests/).
+func testHelperBinary(_ name: String) -> String {
     let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/bundleidx",
-        packageRoot + "/.build/debug/bundleidx",
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/" + name,
+        packageRoot + "/.build/debug/" + name,
     ]
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[1]
-}()
+}

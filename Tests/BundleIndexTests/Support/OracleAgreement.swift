@@ -1,5 +1,5 @@
 // When does an answer of ours agree with the differential oracle (tools/oracle/oracle.swift)?
-// Formats: FOUNDATION_LINUX.md §1 "Query/answer format" and "Canonicalisation".
+// Formats: docs/batch-queries.md, "Answers" and "Order, and how the oracle compares".
 import Foundation
 
 /// `expected` is the oracle's answer and `actual` ours, both as parsed by JSONSerialization.
@@ -24,7 +24,8 @@ func oracleAgrees(expected: Any, actual: Any) -> Bool {
 
 /// Structural equality of two parsed JSON values.
 /// - Strings compare by Unicode scalars, NOT with Swift's `==` (which uses canonical equivalence):
-///   Foundation on Linux matches file names byte for byte, an NFC answer is not an NFD one (S12, D17).
+///   Foundation on Linux matches file names byte for byte, an NFC answer is not an NFD one
+///   (scenario S12; docs/search-pattern.md, L-byte-names).
 /// - Numbers compare by value (`3` == `3.0`); JSON booleans are a kind of their own (`true` != `1`).
 /// - Objects: same key set, equal values; arrays: same length, equal elements in order.
 /// - Wrapper objects of the oracle such as `{"$bool":true}`, `{"$real":2.5}` and `{"$data":...}`

@@ -1,6 +1,18 @@
 // Small helpers shared by the test target: where the package lives, scratch directories, and
 // running external commands (used by ConformanceTests to call tools/conformance/prepare.sh).
 import Foundation
+import Testing
+
+extension Tag {
+    /// Suites that take tens of seconds (the differential oracle, the watcher and its storm).
+    @Tag static var slow: Self
+}
+
+enum TestPlan {
+    /// False when `BUNDLEIDX_QUICK_TESTS=1` (what `tools/test.sh --quick` sets): the `.slow`
+    /// suites are then skipped, for an inner loop under a minute. `tools/test.sh` and CI run all.
+    static let runsSlowSuites = ProcessInfo.processInfo.environment["BUNDLEIDX_QUICK_TESTS"] != "1"
+}
 
 /// Absolute path of the package root: the nearest ancestor of this source file holding Package.swift.
 let packageRoot: String = {

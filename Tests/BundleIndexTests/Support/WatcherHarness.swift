@@ -1,6 +1,7 @@
 // A watcher running on its own thread over a temporary tree, for the watch tests.
 import Foundation
 import Logging
+import Testing
 @testable import BundleIndex
 
 final class WatcherHarness: @unchecked Sendable {
@@ -12,7 +13,7 @@ final class WatcherHarness: @unchecked Sendable {
     private(set) var failure: Error?
 
     /// Builds `files` under a new root, starts watching it (after catching up).
-    init(_ files: [String: String] = [:], options: WatchOptions = WatchOptions(),
+    init(_ files: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
          configure: (IndexWatcher) -> Void = { _ in }) throws {
         let fixture = try BundleFixture(files)
         root = makeTempDirectory(prefix: "watch")
@@ -33,12 +34,14 @@ final class WatcherHarness: @unchecked Sendable {
         thread.start()
     }
 
+    /// Stops the watcher's loop; a loop that ended with an error fails the test.
     func stop() {
         var b: UInt8 = 1
         _ = Glibc.write(stopPipe[1], &b, 1)
         done.wait()
         close(stopPipe[0])
         close(stopPipe[1])
+        if let failure { Issue.record("the watcher's loop failed: \(failure)") }
     }
 
     deinit {
@@ -46,13 +49,13 @@ final class WatcherHarness: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: indexPath)
     }
 
-    func sync() throws { try WatchSync.sync(root: root, timeout: 30) }
+    func sync() throws { try IndexWatcher.sync(root: root, timeout: 30) }
 
     func bundle(_ relative: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
         try IndexReader(path: indexPath).bundle(atPath: root + "/" + relative, context: context)
     }
 
-    func verify() throws -> [IndexDifference] { try IndexVerifier.verify(indexPath: indexPath, roots: [root]) }
+    func verify() throws -> [IndexVerifier.Difference] { try IndexVerifier.verify(indexPath: indexPath, roots: [root]) }
 
     // file helpers
     func write(_ relative: String, _ content: String = "") throws {

@@ -4,20 +4,23 @@
 // icuSources/common/ualoc.cpp; the bundle-level wrappers follow CFBundle_Locale.c in
 // swiftlang/swift-corelibs-foundation (`_CFBundleCreateMutableArrayOfFallbackLanguages`,
 // `_CFBundleCopyPreferredLanguagesInList`, `_CFBundleCopyLocalizationsForPreferences`,
-// `_CFBundleCopyLanguageSearchListInBundle`). Spec: SEARCH_PATTERN.md §4.3-§4.5, §8.
-// ualoc.cpp line numbers below are counted from `ualoc_localizationsToUse` at l.1082, the
-// anchor the spec cites. Data tables and their approximations: LanguageData.swift.
+// `_CFBundleCopyLanguageSearchListInBundle`). Described in docs/search-pattern.md, "Language
+// matching", "The language search list", "Preferred localizations" and "Search order".
+// ualoc.cpp line numbers below are those of swift-foundation-icu as shipped with Swift 6.3.1,
+// where `ualoc_localizationsToUse` starts at l.1082. Data tables and their approximations:
+// LanguageData.swift.
 //
 // This is the behaviour of CF *with* Apple ICU (Darwin). On Linux, swift-corelibs-foundation
-// is built without `__HAS_APPLE_ICU__` and every match is empty (spec §4.3, §9).
+// is built without `__HAS_APPLE_ICU__` and every match is empty (docs/search-pattern.md,
+// L-one-language).
 
-public enum LanguageMatcher {
+enum LanguageMatcher {
 
     /// `ualoc_localizationsToUse(preferred, available)`: the best match among `available` for
     /// the FIRST preferred language that matches anything, followed by that winner's other
     /// available fallbacks in parent-chain order. `["zxx"]` when nothing matches but
     /// `available` contains `"zxx"`; otherwise `[]` when nothing matches.
-    public static func localizationsToUse(preferred: [String], available: [String]) -> [String] {
+    static func localizationsToUse(preferred: [String], available: [String]) -> [String] {
         let prefs = preferred.map { LocaleIDInfo($0, penalizeNonDefaultCountry: false) }
         let avail = available.map { LocaleIDInfo($0, penalizeNonDefaultCountry: true) }
 
@@ -41,8 +44,8 @@ public enum LanguageMatcher {
                     for (i, prefParent) in pref.parentChain.enumerated() {
                         for (j, availParent) in loc.parentChain.enumerated() where prefParent == availParent {
                             // l.1169: only a preferred pt_PT against an available pt_BR is kept
-                            // aside as a last resort. The spec (§4.3) writes "pt_PT<->pt_BR";
-                            // the source is one-way: a preferred pt_BR scores pt_PT normally.
+                            // aside as a last resort. It is one-way: a preferred pt_BR
+                            // scores pt_PT normally.
                             if pref.normalized == "pt_PT" && loc.normalized == "pt_BR" {
                                 portugueseResult = availIndex
                             } else {
@@ -62,8 +65,8 @@ public enum LanguageMatcher {
         // Second loop (l.1201): an inexact, country-specific, non-Chinese winner yields to an
         // exact (base or normalized) match of any preferred language of the same language.
         // The source scans the preferences from the first one; a preference before the
-        // deciding one cannot have an exact match (it would have decided), so this is the
-        // spec's "a later preferred language".
+        // deciding one cannot have an exact match (it would have decided), so in effect only
+        // a later preferred language can win here.
         if let winner = result, resultScore > 0, avail[winner].specifiesCountry,
            avail[winner].language != "zh" {
             search: for pref in prefs where pref.language == avail[winner].language {
@@ -103,12 +106,13 @@ public enum LanguageMatcher {
         return output
     }
 
-    /// `_CFBundleCopyLanguageSearchListInBundle` (spec §4.4, Apple result), without the
-    /// main-bundle step: `localizations` is the bundle's localization list (§4.1),
+    /// `_CFBundleCopyLanguageSearchListInBundle` with Apple's matcher (docs/search-pattern.md,
+    /// "The language search list"), without the main-bundle step: `localizations` is the
+    /// bundle's localization list (docs/search-pattern.md, "The localization list"),
     /// `developmentRegion` its `CFBundleDevelopmentRegion`, `preferences` the user's
     /// preferred languages. `defaultLocalization` stands for CF's process-wide
     /// `_CFBundleSetDefaultLocalization` value (normally unset, hence `"en"`).
-    public static func bundleSearchList(
+    static func bundleSearchList(
         localizations: [String], developmentRegion: String?, preferences: [String],
         defaultLocalization: String? = nil
     ) -> [String] {
@@ -128,10 +132,11 @@ public enum LanguageMatcher {
         return result
     }
 
-    /// `_CFBundleCopyLocalizationsForPreferences` (spec §4.5, Apple result), the function
+    /// `_CFBundleCopyLocalizationsForPreferences` with Apple's matcher (docs/search-pattern.md,
+    /// "Preferred localizations"), the function
     /// behind `Bundle.preferredLocalizations(from:forPreferences:)`: the matcher's list, or
     /// `[from[0]]` when nothing matches, or `["en"]` when `from` is empty.
-    public static func preferredLocalizations(from: [String], preferences: [String]) -> [String] {
+    static func preferredLocalizations(from: [String], preferences: [String]) -> [String] {
         guard let first = from.first else { return ["en"] }
         let result = preferredLanguagesInList(from, devLang: nil, user: preferences)
         return result.isEmpty ? [first] : result
@@ -139,7 +144,7 @@ public enum LanguageMatcher {
 
     // MARK: - CFBundle_Locale.c helpers
 
-    /// `_CFBundleCopyPreferredLanguagesInList` without the main-bundle step (spec §4.4 (b)-(d)):
+    /// `_CFBundleCopyPreferredLanguagesInList` without the main-bundle step:
     /// match the user's languages; else the development language; else `en_US`.
     static func preferredLanguagesInList(_ list: [String], devLang: String?, user: [String]) -> [String] {
         if !user.isEmpty, let found = fallbackLanguages(available: list, preferred: user) {
@@ -219,7 +224,7 @@ struct LocaleIDInfo {
     }
 
     /// `LocaleIDInfo::calcParentChain`: at most 9 entries (kMaxParentChainLength 10, the
-    /// last slot is always the terminator - the spec's "max 10" counts that slot).
+    /// last slot is always the terminator, so a "maximum of 10" counts that slot).
     static func parentChain(of normalized: String, penalize: Bool) -> [String] {
         var chain = [normalized]
         if penalize { chain.append(normalized) }

@@ -2,7 +2,7 @@
 // `uloc_getBaseName` does to the strings `ualoc_localizationsToUse` is given.
 // Pure standard library (no Foundation).
 
-public enum LocaleIdentifier {
+enum LocaleIdentifier {
 
     /// Canonical ICU-style base name, as `uloc_getBaseName` produces it:
     /// `-` becomes `_`; the language subtag is lower-cased, a following 4-letter subtag is a
@@ -24,7 +24,7 @@ public enum LocaleIdentifier {
     /// → alpha-2 conversions inside `uloc_getBaseName` (`"eng"` stays `"eng"` here; the
     /// matcher's alias table maps it to `en` one step later), the `und_` special cases, and
     /// the fixed buffer sizes (ualoc.cpp truncates base names at 57 bytes).
-    public static func canonical(_ id: String) -> String {
+    static func canonical(_ id: String) -> String {
         var body = Substring(id)
         if let stop = body.firstIndex(where: { $0 == "@" || $0 == "." }) {
             body = body[..<stop]
@@ -66,7 +66,7 @@ public enum LocaleIdentifier {
     /// letters/digits (e.g. a `LANGUAGE`-style list `"en_GB:en"` or a path).
     ///
     /// Example: `"en_GB.UTF-8@euro"` → `"en-GB"`.
-    public static func fromPOSIX(_ value: String) -> String? {
+    static func fromPOSIX(_ value: String) -> String? {
         let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" }
         var main = Substring(value).drop(while: isBlank)
         while let last = main.last, isBlank(last) { main = main.dropLast() }

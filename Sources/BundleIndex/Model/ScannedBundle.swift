@@ -1,12 +1,13 @@
 /// What the scanner found in one bundle: everything a lookup on it can depend on
-/// (SEARCH_PATTERN.md §10), before it is written to the index.
+/// (docs/search-pattern.md), before it is written to the index.
 struct ScannedBundle {
     /// Absolute path as the user names it (lexically normalised, symlinks not resolved, like
     /// `Bundle(path:)`).
     let path: String
     let layout: BundleLayout
     /// Every file in the Info.plist directory whose name matches `Info.plist`,
-    /// `Info-<platform>.plist` case-insensitively (§2.1, the `apple` profile's GNUstep rule).
+    /// `Info-macos.plist`, `Info-iphoneos.plist` or `Info-gnustep.plist` case-insensitively
+    /// (docs/search-pattern.md, "Which Info.plist file is read").
     let infoPlists: [InfoPlistFile]
     /// Names of resource-directory entries ending in `.lproj` (suffix removed), in byte order.
     let lprojs: [String]
@@ -29,9 +30,9 @@ struct ScannedBundle {
 }
 
 /// A path relative to the bundle root and its modification time (ns).
-public struct FileStamp: Equatable, Sendable {
-    public let path: String
-    public let modificationTime: UInt64
+struct FileStamp: Equatable, Sendable {
+    let path: String
+    let modificationTime: UInt64
 }
 
 struct ScannedDirectory {
@@ -52,39 +53,4 @@ struct StringsFile {
     let directory: String
     let name: String
     let dictionary: [String: PropertyListValue]?
-}
-
-/// Lexical path helpers shared by the scanner and the query side.
-enum PathText {
-    /// Joins non-empty components with `/`.
-    static func join(_ parts: String...) -> String {
-        parts.filter { !$0.isEmpty }.joined(separator: "/")
-    }
-
-    /// Removes `.` and empty components and resolves `..` lexically. nil when `..` would climb
-    /// above the start.
-    static func normalise(_ path: String) -> String? {
-        var out: [Substring] = []
-        for c in path.split(separator: "/", omittingEmptySubsequences: true) {
-            if c == "." { continue }
-            if c == ".." {
-                if out.isEmpty { return nil }
-                out.removeLast()
-            } else {
-                out.append(c)
-            }
-        }
-        return out.joined(separator: "/")
-    }
-
-    /// An absolute, lexically normalised form of a path given on the command line or to the API.
-    static func absolute(_ path: String, currentDirectory: String) -> String {
-        let joined = path.hasPrefix("/") ? path : currentDirectory + "/" + path
-        return "/" + (normalise(joined) ?? "")
-    }
-
-    static func lastComponent(_ path: String) -> String {
-        guard let i = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: i)...])
-    }
 }

@@ -1,8 +1,15 @@
+import BundleIndex
 import Foundation
 
-/// Answers queries in the differential oracle's JSON format (FOUNDATION_LINUX.md §1), one JSON
-/// object per line with a `"bundle"` field: what `bundleidx query --batch` speaks. Paths in
-/// answers are relative to the bundle root, as the oracle's are.
+/// Answers `bundleidx query --batch`: one JSON object per line with a `"bundle"` field and the
+/// differential oracle's operations (docs/batch-queries.md), one JSON answer per line. Paths in answers
+/// are relative to the bundle root, as the oracle's are.
+///
+/// ```swift
+/// let engine = BatchQueryEngine(reader: index, profile: .foundationLinux)
+/// engine.answer(jsonLine: #"{"bundle":"com.example.phone","op":"path","name":"logo","type":"png"}"#)
+/// // "logo-linux.png"
+/// ```
 public final class BatchQueryEngine {
     let reader: IndexReader
     let context: SearchContext
@@ -11,6 +18,7 @@ public final class BatchQueryEngine {
     /// their Info.plist or removed them, so they are opened again when it moves.
     private var generation: UInt64?
 
+    /// Answers from `reader` under `profile`.
     public init(reader: IndexReader, profile: SearchContext) {
         self.reader = reader
         self.context = profile
@@ -18,18 +26,18 @@ public final class BatchQueryEngine {
 
     /// One answer for one query line. Malformed input gives `{"error": ...}`, never a crash.
     public func answer(jsonLine: String) -> String {
-        let value: Any
+        let value: JSONText
         do {
             guard let object = try JSONSerialization.jsonObject(with: Data(jsonLine.utf8)) as? [String: Any] else {
-                return Self.encode(["error": "a query must be a JSON object"])
+                return JSONText.object([("error", .string("a query must be a JSON object"))]).description
             }
             value = try answer(object)
         } catch let e as BatchError {
-            value = ["error": e.message]
+            value = .object([("error", .string(e.message))])
         } catch {
-            value = ["error": String(describing: error)]
+            value = .object([("error", .string(String(describing: error)))])
         }
-        return Self.encode(value)
+        return value.description
     }
 
     struct BatchError: Error { let message: String }
@@ -48,52 +56,54 @@ public final class BatchQueryEngine {
         return b
     }
 
-    private func answer(_ q: [String: Any]) throws -> Any {
+    private func answer(_ q: [String: Any]) throws -> JSONText {
         guard let op = q["op"] as? String else { throw BatchError(message: "missing \"op\"") }
         guard let ref = q["bundle"] as? String, !ref.isEmpty else { throw BatchError(message: "missing \"bundle\"") }
         let b = try bundle(ref)
-        let loc: ResourceLookup.Localization = q.keys.contains("loc") ? .given(try optionalString(q, "loc")) : .unspecified
+        // A "loc" member, even null, asks the forLocalization: form; no member, the plain form.
+        let localization: String?? = q.keys.contains("loc") ? .some(try optionalString(q, "loc")) : .none
         switch op {
         case "path", "url":
             let name = try optionalString(q, "name"), type = try optionalString(q, "type"), dir = try optionalString(q, "dir")
             let hit: ResourceHit?
-            if case .given(let l) = loc {
+            if case .some(let l) = localization {
                 hit = try b.resource(named: name, ofType: type, inDirectory: dir, forLocalization: l)
             } else {
                 hit = try b.resource(named: name, ofType: type, inDirectory: dir)
             }
-            guard let hit else { return NSNull() }
-            return op == "path" ? hit.relativePath : ["path": hit.relativePath, "isDir": hit.isDirectory] as [String: Any]
+            guard let hit else { return .null }
+            return op == "path" ? .string(hit.relativePath)
+                : .object([("isDir", .bool(hit.isDirectory)), ("path", .string(hit.relativePath))])
         case "paths":
             let type = try optionalString(q, "type"), dir = try optionalString(q, "dir")
             let hits: [ResourceHit]
-            if case .given(let l) = loc {
+            if case .some(let l) = localization {
                 hits = try b.resources(ofType: type, inDirectory: dir, forLocalization: l)
             } else {
                 hits = try b.resources(ofType: type, inDirectory: dir)
             }
-            return hits.map(\.relativePath)
-        case "localizations": return b.localizations
-        case "dev": return b.developmentLocalization ?? NSNull()
-        case "preferred": return b.preferredLocalizations
+            return .strings(hits.map(\.relativePath))
+        case "localizations": return .strings(b.localizations)
+        case "dev": return b.developmentLocalization.map(JSONText.string) ?? .null
+        case "preferred": return .strings(b.preferredLocalizations)
         case "preferredFrom":
             let prefs = try optionalStrings(q, "prefs")
             let from = try optionalStrings(q, "from") ?? b.localizations
-            return IndexedBundle.preferredLocalizations(from: from, forPreferences: prefs, context: context)
+            return .strings(IndexedBundle.preferredLocalizations(from: from, forPreferences: prefs, context: context))
         case "resourcePath":
-            return b.record.layout.resourceDirectory.isEmpty ? "." : b.record.layout.resourceDirectory
-        case "bundlePath": return b.bundlePath
-        case "identifier": return b.bundleIdentifier ?? NSNull()
-        case "infoKeys": return b.infoDictionary.keys.sorted(by: byteOrder)
+            return .string(b.layout.resourceDirectory.isEmpty ? "." : b.layout.resourceDirectory)
+        case "bundlePath": return .string(b.bundlePath)
+        case "identifier": return b.bundleIdentifier.map(JSONText.string) ?? .null
+        case "infoKeys": return .strings(b.infoDictionary.keys.sorted(by: JSONText.byteOrder))
         case "info":
             guard let key = q["key"] as? String else { throw BatchError(message: "missing \"key\"") }
             let local = try b.localizedInfoDictionary()
-            return [
-                "object": Self.json(try b.object(forInfoDictionaryKey: key)),
-                "info": Self.json(b.infoDictionary[key]),
-                "localized": Self.json(local?[key]),
-                "hasLocalizedDict": local != nil,
-            ] as [String: Any]
+            return .object([
+                ("hasLocalizedDict", .bool(local != nil)),
+                ("info", Self.json(b.infoDictionary[key])),
+                ("localized", Self.json(local?[key])),
+                ("object", Self.json(try b.object(forInfoDictionaryKey: key))),
+            ])
         default:
             throw BatchError(message: "unknown op \(op)")
         }
@@ -112,25 +122,9 @@ public final class BatchQueryEngine {
         return s
     }
 
-    /// Property-list values in the oracle's JSON spelling.
-    static func json(_ v: PropertyListValue?) -> Any {
-        guard let v else { return NSNull() }
-        switch v {
-        case .string(let s): return s
-        case .integer(let i): return i
-        case .real(let d): return ["$real": d]
-        case .bool(let b): return ["$bool": b]
-        case .date(let d): return ["$date": d]
-        case .data(let d): return ["$data": Data(d).base64EncodedString()]
-        case .array(let a): return a.map { json($0) }
-        case .dictionary(let d): return d.mapValues { json($0) }
-        }
-    }
-
-    static func encode(_ value: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
-            return "{\"error\":\"unencodable answer\"}"
-        }
-        return String(decoding: data, as: UTF8.self)
+    /// Property-list values as the oracle writes them: reals and booleans tagged, because its
+    /// JSON (Foundation's) cannot tell them from integers otherwise.
+    static func json(_ v: PropertyListValue?) -> JSONText {
+        v.map { JSONText($0, style: .tagged) } ?? .null
     }
 }

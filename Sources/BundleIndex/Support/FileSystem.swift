@@ -1,0 +1,67 @@
+import Glibc
+
+/// Single questions to the file system, asked the same way by every room: does a path resolve,
+/// is it a directory, when did it change, what does a small file hold.
+enum FileSystem {
+    /// `realpath(3)`, or nil when the path does not resolve.
+    static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// A directory and not a link to one (`lstat`).
+    static func isRealDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// A directory, or a link to one (`stat`).
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Modification time in nanoseconds (the watcher compares it after a restart).
+    static func modificationTime(_ path: String) -> UInt64 {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return 0 }
+        return nanoseconds(st.st_mtim)
+    }
+
+    /// A `timespec` in nanoseconds.
+    static func nanoseconds(_ t: timespec) -> UInt64 {
+        UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
+    }
+
+    /// The bytes of a regular file of at most `limit` bytes, or nil.
+    static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) <= limit else { return nil }
+        var out = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < out.count {
+            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(out[..<done])
+    }
+
+    /// True when `path` is a directory with no entries but `.` and `..` (false when unreadable).
+    static func isEmptyDirectory(_ path: String) -> Bool {
+        guard let dir = opendir(path) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let isDotOrDotDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
+                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
+            }
+            if !isDotOrDotDot { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,65 @@
+/// Lexical path helpers shared by the scanner and the query side.
+enum PathText {
+    /// Joins non-empty components with `/`.
+    static func join(_ parts: String...) -> String {
+        parts.filter { !$0.isEmpty }.joined(separator: "/")
+    }
+
+    /// Removes `.` and empty components and resolves `..` lexically. nil when `..` would climb
+    /// above the start.
+    static func normalise(_ path: String) -> String? {
+        var out: [Substring] = []
+        for c in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if c == "." { continue }
+            if c == ".." {
+                if out.isEmpty { return nil }
+                out.removeLast()
+            } else {
+                out.append(c)
+            }
+        }
+        return out.joined(separator: "/")
+    }
+
+    /// An absolute, lexically normalised form of a path given on the command line or to the API.
+    static func absolute(_ path: String, currentDirectory: String) -> String {
+        let joined = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+        return "/" + (normalise(joined) ?? "")
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        guard let i = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: i)...])
+    }
+}
+
+/// CF's own path joining and URL path clean-up, which the answers must reproduce byte for byte.
+enum PathComponents {
+    /// `_CFAppendPathComponent2`: joins with one `/` unless the left side already ends in one.
+    static func append(_ left: String, _ right: String) -> String {
+        if left.isEmpty { return right }
+        return left.hasSuffix("/") ? left + right : left + "/" + right
+    }
+
+    /// RFC 3986 remove_dot_segments on a relative path, keeping empty segments (`//`) — what
+    /// CFURL's `.path` does to the relative URLs of type lookups and arrays
+    /// (docs/search-pattern.md, "Returned paths").
+    static func removingDotSegments(_ path: String) -> String {
+        var input = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let leadingSlash = path.hasPrefix("/")
+        if leadingSlash { input.removeFirst() }
+        var out: [String] = []
+        for (i, segment) in input.enumerated() {
+            let isLast = i == input.count - 1
+            if segment == "." {
+                if isLast { out.append("") }
+            } else if segment == ".." {
+                if !out.isEmpty { out.removeLast() }
+                if isLast { out.append("") }
+            } else {
+                out.append(segment)
+            }
+        }
+        return (leadingSlash ? "/" : "") + out.joined(separator: "/")
+    }
+}

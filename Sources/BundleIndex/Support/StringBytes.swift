@@ -1,0 +1,22 @@
+extension String {
+    /// The UTF-8 bytes of the string, without a copy for native strings (the copy is for
+    /// foreign, bridged ones).
+    func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
+        return try Array(utf8).withUnsafeBufferPointer(body)
+    }
+}
+
+/// Byte-wise (UTF-8) order: the deterministic order bundleidx uses wherever Foundation's order
+/// is readdir order (docs/search-pattern.md, L-readdir-order).
+/// The UTF-8 buffers are compared directly (the generic comparison through `String.UTF8View`
+/// indices dominated sorting in build profiles).
+@inline(__always)
+func byteOrder(_ a: String, _ b: String) -> Bool {
+    a.withUTF8Bytes { x in
+        b.withUTF8Bytes { y in
+            for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
+            return x.count < y.count
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import BundleIndex
+
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Wait until the watcher has applied every change made before this call.",
+        discussion: """
+        Drops a cookie file into ROOT (a directory a running `bundleidx watch` watches) and
+        waits until the watcher has committed the batch that contains it. Afterwards a query
+        sees every change made before `sync` started. Exit 0 when synced, 5 on timeout.
+
+        Example:
+          cp -r Build/New.bundle Examples/ && bundleidx sync Examples && bundleidx query com.example.new icon --type png
+        """
+    )
+
+    @Argument(help: "A watched root.")
+    var root: String
+
+    @Option(name: .long, help: "Give up after this many seconds.")
+    var timeout = 10.0
+
+    func run() throws {
+        do { try IndexWatcher.sync(root: root, timeout: timeout) } catch { throw fail(error) }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import BundleIndex
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Compare the index with a fresh scan and list every difference.",
+        discussion: """
+        Scans ROOT... (default: every root the index was built from) and compares each bundle's
+        records with the ones a build would write now. Prints one line per difference; exit 0
+        when there is none, 1 otherwise.
+
+        Example:
+          bundleidx verify Examples
+        """
+    )
+
+    @OptionGroup var options: IndexOptions
+
+    @Argument(help: ArgumentHelp("Roots to compare (default: the index's roots).", valueName: "root"))
+    var roots: [String] = []
+
+    func run() throws {
+        let differences: [IndexVerifier.Difference]
+        do {
+            differences = try IndexVerifier.verify(indexPath: options.resolvedPath, roots: roots.isEmpty ? nil : roots)
+        } catch { throw fail(error) }
+        for d in differences { print(d) }
+        if !differences.isEmpty {
+            printError("\(differences.count) difference(s) between the index and the disk")
+            throw Exit.notFound
+        }
+        print("index matches the disk")
+    }
+}
