@@ -63,6 +63,78 @@ struct DirectLookupTests {
         #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
     }
 
+    @Test("forLocalization is literal: the shortcut answers as the general lookup on every generated query, both profiles")
+    func localizedSameAnswersAsGeneralLookup() throws {
+        let corpus = try Conformance.corpus.get()
+        let contexts: [SearchContext] = [.foundationLinux, .apple(languages: ["fr", "en"], platform: .ios, device: .ipad)]
+        var compared = 0, shortcut = 0, found = 0
+        for file in corpus.genFiles.prefix(12) {
+            let root = (file as NSString).deletingLastPathComponent
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+            let bundleName = try #require(doc["bundle"] as? String)
+            let cases = try #require(doc["cases"] as? [[String: Any]])
+            let scratch = makeTempDirectory(prefix: "bundleidx-direct")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
+            let reader = try IndexReader(path: scratch + "/index")
+            for context in contexts {
+                let bundle = try #require(try reader.bundle(atPath: root + "/" + bundleName, context: context))
+                // Every name of the file's path lookups, asked for every lproj of the bundle, none and nil.
+                let queries = cases.compactMap { $0["q"] as? [String: Any] }.filter { ["path", "url"].contains($0["op"] as? String) }
+                let localizations: [String?] = bundle.localizations.map { Optional($0) } + [nil, "", "xx", "Base"]
+                for q in queries.prefix(40) {
+                    let (name, type, dir) = (q["name"] as? String, q["type"] as? String, q["dir"] as? String)
+                    for l in localizations {
+                        let general = try bundle.hit(name, type, dir, .given(l))
+                        #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: l)
+                                == general.map(bundle.absolute), "\(bundleName) \(String(describing: q)) loc \(String(describing: l))")
+                        #expect(try bundle.resource(named: name, ofType: type, inDirectory: dir, forLocalization: l) == general)
+                        compared += 1
+                        if DirectLookup.accepts(name: name, type: type, subdirectory: dir, localization: l, plan: bundle.plan) {
+                            shortcut += 1
+                        }
+                        if general != nil { found += 1 }
+                    }
+                }
+            }
+        }
+        #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
+    }
+
+    @Test("forLocalization is literal: variants, dotted lproj names, nested language folders and misses leave the shortcut")
+    func localizedEdgeCases() throws {
+        let fixture = try BundleFixture([
+            "L.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.l", "CFBundleDevelopmentRegion": "en"]),
+            "L.app/global.txt": "", "L.app/en.lproj/a.txt": "", "L.app/fr.lproj/a.txt": "", "L.app/fr.lproj/only.txt": "",
+            "L.app/de.lproj/v.png": "", "L.app/de.lproj/v-linux.png": "", "L.app/fr.lproj/de.lproj/nested.txt": "",
+            "L.app/en.lproj/Sub/s.txt": "", "L.app/fr.lproj/Sub/s.txt": "",
+            "D.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.d", "CFBundleDevelopmentRegion": "en"]),
+            "D.app/en.x.lproj/a.txt": "", "D.app/en.lproj/a.txt": "",
+        ])
+        for context in [SearchContext.foundationLinux, .apple(languages: ["fr"])] {
+            for bundleName in ["L.app", "D.app"] {
+                let b = try fixture.bundle(bundleName, context: context)
+                for (name, type, dir) in [("global", "txt", nil), ("a", "txt", nil), ("only", "txt", nil), ("v", "png", nil),
+                                          ("nested", "txt", nil), ("s", "txt", "Sub"), ("missing", "txt", nil), ("a.txt", nil, nil)]
+                        as [(String, String?, String?)] {
+                    for l in ["en", "fr", "de", "en.x", nil, "", "zz"] as [String?] {
+                        let general = try b.hit(name, type, dir, .given(l)).map(b.absolute)
+                        #expect(try b.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: l) == general,
+                                "\(bundleName) \(name) \(String(describing: dir)) loc \(String(describing: l))")
+                    }
+                }
+            }
+        }
+        let l = try fixture.bundle("L.app", context: .foundationLinux)
+        #expect(try l.path(forResource: "a", ofType: "txt", inDirectory: nil, forLocalization: "fr") == fixture.root + "/L.app/fr.lproj/a.txt")
+        #expect(try l.path(forResource: "s", ofType: "txt", inDirectory: "Sub", forLocalization: "fr")
+                == fixture.root + "/L.app/fr.lproj/Sub/s.txt")
+        #expect(try l.readsForLookup(name: "a", type: "txt", subdirectory: nil, localization: .given("fr")) == 2,
+                "a forLocalization: hit reads the global folder and the language folder")
+        #expect(!DirectLookup.accepts(name: "a", type: "txt", subdirectory: nil, localization: "en",
+                                      plan: try fixture.bundle("D.app", context: .foundationLinux).plan))
+    }
+
     @Test("Variants in one directory: device variants are chosen by the shortcut as by the general lookup")
     func deviceVariants() throws {
         let fixture = try BundleFixture([

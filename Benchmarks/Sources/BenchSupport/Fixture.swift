@@ -7,6 +7,8 @@ public struct Query: Sendable {
     public let type: String?
     public let directory: String?
     public let kind: String
+    /// `forLocalization:` — nil: not given (the 3-argument lookup); `.some(nil)`: given as nil.
+    public let localization: String??
 }
 
 /// A benchmark fixture made by tools/bench-fixture: a generated tree, its queries and its index.
@@ -22,12 +24,16 @@ public struct Fixture: Sendable {
     public var index: String { directory + "/index" }
 
     /// The kinds benchmarked as single queries; "lproj" keeps only the lookups that the search
-    /// list finds by itself (without forLocalization:), so that storeReadCount can count them.
-    public static let kinds = ["global", "lproj", "variant", "miss", "paths"]
+    /// list finds by itself (without forLocalization:), so that storeReadCount can count them;
+    /// "localized" is gen-tree's lookups that name their localization (forLocalization:).
+    public static let kinds = ["global", "lproj", "variant", "miss", "paths", "localized"]
 
     /// Up to `limit` queries of `kind`, in file order (deterministic: the fixture is seeded).
     public func queries(ofKind kind: String, limit: Int = 256) -> [Query] {
-        Array(queries.lazy.filter { $0.kind == kind }.prefix(limit))
+        if kind == "localized" {
+            return Array(queries.lazy.filter { $0.localization != nil }.prefix(limit))
+        }
+        return Array(queries.lazy.filter { $0.kind == kind && $0.localization == nil }.prefix(limit))
     }
 
     public static func fromEnvironment() -> [Fixture] {
@@ -54,10 +60,10 @@ public struct Fixture: Sendable {
         let text = try String(contentsOfFile: directory + "/tree/queries.jsonl", encoding: .utf8)
         queries = text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let bundle = object["bundle"] as? String, let kind = object["kind"] as? String,
-                  object["loc"] == nil else { return nil }
+                  let bundle = object["bundle"] as? String, let kind = object["kind"] as? String else { return nil }
+            let localization: String?? = object.keys.contains("loc") ? .some(object["loc"] as? String) : .none
             return Query(bundle: bundle, name: object["name"] as? String, type: object["type"] as? String,
-                         directory: object["dir"] as? String, kind: kind)
+                         directory: object["dir"] as? String, kind: kind, localization: localization)
         }
     }
 }

@@ -38,7 +38,7 @@ public final class QueryCases: @unchecked Sendable {
             }
             if let bundle = bundles[query.bundle] { indexed.append((bundle, query)) }
         }
-        if kind != "paths" {
+        if kind != "paths" && kind != "localized" {
             reads = try indexed.map { try $0.bundle.storeReadCount(forResource: $0.query.name, ofType: $0.query.type,
                                                                      inDirectory: $0.query.directory) }
         }
@@ -59,6 +59,10 @@ public final class QueryCases: @unchecked Sendable {
         let (bundle, q) = indexed[i % indexed.count]
         if q.name == nil {
             return try bundle.paths(forResourcesOfType: q.type, inDirectory: q.directory).count
+        }
+        if case .some(let localization) = q.localization {
+            return try bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory,
+                                   forLocalization: localization)?.utf8.count ?? 0
         }
         return try bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory)?.utf8.count ?? 0
     }
@@ -89,6 +93,10 @@ public final class QueryCases: @unchecked Sendable {
         if q.name == nil {
             return bundle.paths(forResourcesOfType: q.type, inDirectory: q.directory).count
         }
+        if case .some(let localization) = q.localization {
+            return bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory,
+                               forLocalization: localization)?.utf8.count ?? 0
+        }
         return bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory)?.utf8.count ?? 0
     }
 
@@ -104,6 +112,11 @@ public final class QueryCases: @unchecked Sendable {
                 let a = try bundle.paths(forResourcesOfType: q.type, inDirectory: q.directory).sorted()
                 let b = fb.paths(forResourcesOfType: q.type, inDirectory: q.directory).sorted()
                 if a != b { differing += 1 }
+            } else if case .some(let l) = q.localization {
+                if try bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory, forLocalization: l)
+                    != fb.path(forResource: q.name, ofType: q.type, inDirectory: q.directory, forLocalization: l) {
+                    differing += 1
+                }
             } else if try bundle.path(forResource: q.name, ofType: q.type, inDirectory: q.directory)
                         != fb.path(forResource: q.name, ofType: q.type, inDirectory: q.directory) {
                 differing += 1

@@ -17,6 +17,17 @@ enum DirectLookup {
         /// (docs/search-pattern.md, "Version-0 root fallback"): the general lookup must look
         /// from the bundle root.
         case rootFallback
+        /// A `forLocalization:` lookup this shortcut cannot settle (a miss, variants in the
+        /// language folder): the general lookup answers it from the start.
+        case general
+    }
+
+    /// Which directories a lookup reads.
+    enum Route {
+        /// The search list: global, then the language folders (the 3-argument API).
+        case searchList
+        /// `forLocalization:`: global, then `<localization>.lproj` only.
+        case localization(String?)
     }
 
     /// A hit, valid only inside the callback that receives it.
@@ -43,18 +54,41 @@ enum DirectLookup {
         return true
     }
 
+    /// Whether a `forLocalization:` lookup can take the shortcut: `accepts`, a localization that
+    /// is nil, empty or one plain name, a lookup name without `.lproj` in it, and a bundle whose
+    /// lproj names have no dot (see `find` for why).
+    static func accepts(name: String?, type: String?, subdirectory: String?, localization: String?, plan: SearchPlan) -> Bool {
+        guard accepts(name: name, type: type, subdirectory: subdirectory), !plan.lprojNameHasDot else { return false }
+        if let localization, !localization.isEmpty, !isPlain(localization, components: .one) { return false }
+        return !(name ?? "").contains(".lproj") && !(type ?? "").contains(".lproj")
+    }
+
     /// Walks the search steps, one name-record read per step that may exist, and calls `body`
     /// with the first hit.
     /// The query must be one `accepts` takes.
-    static func find<R>(plan: SearchPlan, name: String, type: String?, subdirectory: String?,
+    ///
+    /// With `.localization(L)`, CF first searches the whole list and keeps a global hit, or a
+    /// hit whose path starts with `L.`; otherwise it searches again inside `L.lproj`
+    /// (docs/search-pattern.md, "forLocalization is literal"). For the queries `accepts` takes,
+    /// a global hit is the first answer of both; after a global miss, an exact name in
+    /// `L.lproj` is what either search returns (a first localized hit in `L.lproj` itself, or
+    /// the second search's first step). Everything else — a miss (the second search continues
+    /// into `<S>.lproj/L.lproj` folders), variants in `L.lproj` (chosen under another step
+    /// there), lproj names with a dot (`en.x.lproj` passes CF's `en.` test) — goes to the
+    /// general lookup (`.general`).
+    static func find<R>(plan: SearchPlan, name: String, type: String?, subdirectory: String?, route: Route = .searchList,
                         in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let type = (type?.isEmpty ?? true) ? nil : type
         let subdirectory = (subdirectory?.isEmpty ?? true) ? nil : subdirectory
         let bundlePath = plan.record.path
         let nameLength = name.utf8.count + (type.map { $0.utf8.count + 1 } ?? 0)
         // The layout below: the name twice, the bundle path, the directory and three slashes.
-        let capacity = 2 * nameLength + bundlePath.utf8.count + plan.longestPlainDirectory
+        var capacity = 2 * nameLength + bundlePath.utf8.count + plan.longestPlainDirectory
             + (subdirectory?.utf8.count ?? 0) + 3
+        if case .localization(let localization?) = route {
+            // The language folder: the resource directory, "/", the name, ".lproj", "/".
+            capacity += plan.plainDirectories[0].path.utf8.count + localization.utf8.count + 8
+        }
         return try PathComposer.compose(capacity: capacity) { text in
             // [lookup name][bundle path]/[directory]/[lookup name]
             text.append(name)
@@ -66,6 +100,11 @@ enum DirectLookup {
             text.append(bundlePath)
             text.append(slash)
             let directoryStart = text.count
+            if case .localization(let localization) = route {
+                return try findLocalized(plan: plan, localization: localization, subdirectory: subdirectory,
+                                         lookupName: lookupName, directoryStart: directoryStart,
+                                         text: &text, in: snapshot, body)
+            }
             for step in plan.steps.indices where plan.stepMayExist[step] {
                 text.truncate(to: directoryStart)
                 let directory: DirectoryKey
@@ -111,6 +150,58 @@ enum DirectLookup {
             }
             return plan.hasRootFallback ? .rootFallback : .notFound
         }
+    }
+
+    /// The `.localization` route of `find`: the global step as the search list reads it, then
+    /// the exact name in `<localization>.lproj[/subdirectory]`.
+    private static func findLocalized<R>(plan: SearchPlan, localization: String?, subdirectory: String?,
+                                         lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
+                                         in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
+        // The global step (step 0 of the plan), exactly as the search list reads it.
+        let global = 0
+        let directory: DirectoryKey
+        if let subdirectory {
+            text.append(plan.plainDirectories[global].path)
+            if text.count > directoryStart { text.append(slash) }
+            text.append(subdirectory)
+            directory = text.directoryKey(directoryStart..<text.count)
+        } else {
+            directory = plan.plainDirectories[global].key
+        }
+        switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+        case .none:
+            break
+        case .exact(let flags):
+            if subdirectory == nil { text.append(plan.plainDirectories[global].path) }
+            if text.count > directoryStart { text.append(slash) }
+            text.append(copyOf: lookupName)
+            return .found(try text.withUTF8(in: lookupName.upperBound..<text.count) { path in
+                try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: flags))
+            })
+        case .several:
+            // Variants in the global folder: the general lookup chooses (rare; kept simple).
+            return .general
+        }
+        // The language folder, when the bundle has it.
+        guard let localization, !localization.isEmpty, plan.lprojNames.contains(localization) else { return .general }
+        text.truncate(to: directoryStart)
+        let resourceDirectory = plan.plainDirectories[global].path
+        text.append(resourceDirectory)
+        if !resourceDirectory.isEmpty { text.append(slash) }
+        text.append(localization)
+        text.append(".lproj")
+        if let subdirectory {
+            text.append(slash)
+            text.append(subdirectory)
+        }
+        let languageDirectory = text.directoryKey(directoryStart..<text.count)
+        guard case .exact(let flags) = try snapshot.nameCandidates(bundle: plan.record.id, languageDirectory,
+                                                                    name: text.bytes(lookupName)) else { return .general }
+        text.append(slash)
+        text.append(copyOf: lookupName)
+        return .found(try text.withUTF8(in: lookupName.upperBound..<text.count) { path in
+            try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: flags))
+        })
     }
 
     private static let slash = UInt8(ascii: "/")

@@ -89,7 +89,8 @@ public struct IndexedBundle: Sendable {
     /// resources only.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
                      forLocalization localization: String?) throws -> String? {
-        try hit(name, type, subpath, .given(localization)).map(absolute)
+        try localized(name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
+                      general: absolute)
     }
 
     /// `Bundle.paths(forResourcesOfType:inDirectory:)`: absolute paths of every resource of
@@ -118,7 +119,10 @@ public struct IndexedBundle: Sendable {
     /// `path(forResource:ofType:inDirectory:forLocalization:)`).
     public func resource(named name: String?, ofType type: String?, inDirectory subpath: String?,
                          forLocalization localization: String?) throws -> ResourceHit? {
-        try hit(name, type, subpath, .given(localization))
+        try localized(name, type, subpath, localization, direct: {
+            ResourceHit(bundlePath: record.path, relativePath: String(decoding: $0.relativePath, as: UTF8.self),
+                        isDirectory: $0.isDirectory)
+        }, general: { $0 })
     }
 
     /// `paths(forResourcesOfType:inDirectory:)` as hits relative to the bundle, with their
@@ -218,6 +222,28 @@ public struct IndexedBundle: Sendable {
         return try reader.store.read { snap in try single(in: snap, name, type, sub, direct: direct, general: general) }
     }
 
+    /// A single `forLocalization:` lookup in one snapshot: `DirectLookup`'s localization route
+    /// when it takes the query and settles it, the general lookup otherwise.
+    private func localized<R>(_ name: String?, _ type: String?, _ sub: String?, _ localization: String?,
+                              direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
+        // Swift's Bundle answers nil before CF when both are nil or empty.
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        return try reader.store.read { snap in try localized(in: snap, name, type, sub, localization, direct: direct, general: general) }
+    }
+
+    private func localized<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?, _ localization: String?,
+                              direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
+        if let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub, localization: localization, plan: plan) {
+            switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub,
+                                         route: .localization(localization), in: snap, direct) {
+            case .found(let result): return result
+            case .notFound: return nil
+            case .rootFallback, .general: break
+            }
+        }
+        return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .given(localization)).map(general)
+    }
+
     /// `single`'s route inside one snapshot (also what `readsForLookup` counts).
     private func single<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?,
                            direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
@@ -230,6 +256,8 @@ public struct IndexedBundle: Sendable {
         case .rootFallback:
             return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified,
                                            rootFallbackOnly: true).map(general)
+        case .general:
+            return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified).map(general)
         }
     }
 
@@ -258,10 +286,11 @@ public struct IndexedBundle: Sendable {
                         localization: ResourceLookup.Localization = .unspecified) throws -> Int {
         try reader.store.read { snap in
             let before = snap.reads
-            if localization == .unspecified {
+            switch localization {
+            case .unspecified:
                 _ = try single(in: snap, name, type, subdirectory, direct: { _ in () }, general: { _ in () })
-            } else {
-                _ = try lookup(snap).single(name: name, type: type, subdirectory: subdirectory, localization: localization)
+            case .given(let l):
+                _ = try localized(in: snap, name, type, subdirectory, l, direct: { _ in () }, general: { _ in () })
             }
             return snap.reads - before
         }

@@ -17,6 +17,12 @@ final class SearchPlan: Sendable {
     let stepMayExist: [Bool]
     /// The longest directory path of `plainDirectories`, in bytes.
     let longestPlainDirectory: Int
+    /// The names of the bundle's lproj folders (without `.lproj`).
+    let lprojNames: Set<String>
+    /// Whether one of them has a dot (`en.x`): CF's `forLocalization:` filter tests a path for
+    /// the prefix `L.`, which `en.x.lproj/…` passes for `en` (DirectLookup leaves such bundles
+    /// to the general lookup).
+    let lprojNameHasDot: Bool
     /// A miss in a version-0 bundle (or /Library/Spotlight) is looked up again from the
     /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
@@ -37,6 +43,8 @@ final class SearchPlan: Sendable {
         let lprojs = Set(record.lprojs)
         stepMayExist = steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true }
         longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
+        lprojNames = lprojs
+        lprojNameHasDot = record.lprojs.contains { $0.contains(".") }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
     }
