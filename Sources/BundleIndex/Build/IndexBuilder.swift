@@ -44,10 +44,14 @@ public enum IndexBuilder {
         var warnings: [String] = []
         try store.write { writer in
             for root in unique {
-                for path in try writer.bundlePaths(under: root) { try writer.removeBundle(path: path) }
+                // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
+                // opened one before this build and reads after it still finds its resources.
+                // What is not found again is removed after the scan.
+                var vanished = Set(try writer.bundlePaths(under: root))
                 // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
                 let report = try ScanPipeline.run(root: root) { bundle in
                     try writer.addBundle(bundle, root: root, now: now)
+                    vanished.remove(bundle.path)
                     written += 1
                     writtenResources += bundle.resourceCount
                     progress?(written, writtenResources)
@@ -57,6 +61,7 @@ public enum IndexBuilder {
                 unreadable += report.unreadableDirectories
                 skipped += report.skippedNames
                 warnings += report.warnings
+                for path in vanished.sorted(by: byteOrder) { try writer.removeBundle(path: path) }
                 try writer.addRoot(root)
             }
             try writer.setMeta(.builtAt, u64: now)
