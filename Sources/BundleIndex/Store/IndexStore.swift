@@ -4,6 +4,8 @@ import Glibc
 /// knows database names; everything else goes through `IndexSnapshot` or `IndexWriter`.
 final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
+    /// The named databases of an index (docs/index-format.md).
+    static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources"]
     /// 2: type records hold positions in the directory record instead of entries.
     /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
     /// 4: 20-byte resource keys (a 32-bit bundle id).
@@ -73,6 +75,7 @@ final class IndexStore: @unchecked Sendable {
 
     /// The process's environment for `path`, LMDB's errors in the index's terms.
     private static func environment(path: String, readOnly: Bool) throws -> LMDBEnvironment {
+        try checkFiles(path, readOnly: readOnly)
         do {
             return try LMDBEnvironment.shared(path: path, readOnly: readOnly)
         } catch let e as LMDBError {
@@ -80,10 +83,41 @@ final class IndexStore: @unchecked Sendable {
         }
     }
 
+    /// What LMDB would otherwise open blindly: it follows symbolic links (a `lock.mdb` linked
+    /// to another file has that file overwritten by any reader), blocks on a FIFO and maps any
+    /// file. An index folder writable by every user is refused too: anyone could swap its files
+    /// between this check and LMDB's open.
+    private static func checkFiles(_ path: String, readOnly: Bool) throws {
+        var st = stat()
+        if stat(path, &st) == 0 && st.st_mode & S_IWOTH != 0 {
+            throw BundleIndexError.insecure(path: path, reason: "the folder is writable by every user (chmod o-w \(path))")
+        }
+        for name in ["data.mdb", "lock.mdb"] {
+            guard lstat(path + "/" + name, &st) == 0 else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG:
+                if name == "data.mdb" && st.st_size == 0 && readOnly {
+                    throw BundleIndexError.notAnIndex(path: path, reason: "data.mdb is empty")
+                }
+            case S_IFLNK:
+                throw BundleIndexError.insecure(path: path, reason: "\(name) is a symbolic link (an index folder holds "
+                                                + "its own files; remove the link)")
+            default:
+                throw BundleIndexError.notAnIndex(path: path, reason: "\(name) is not a regular file")
+            }
+        }
+    }
+
     private static func attach(path: String, environment env: LMDBEnvironment, create: Bool) throws -> IndexStore {
         do {
             let txn = try LMDBTransaction(environment: env, readOnly: !create)
             defer { txn.abort() }
+            // A writer claims only an environment of its own: LMDB's main database names the
+            // named databases, so anything there but bundleidx's own is somebody else's data.
+            if create, let foreign = try env.namedDatabases(in: txn).first(where: { !ownDatabases.contains($0) }) {
+                throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment of another program "
+                                                  + "(it has a database \"\(foreign)\"); bundleidx leaves it alone")
+            }
             let metaDbi = try env.openDatabase("meta", in: txn, create: create)
             guard let metaDbi else { throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata") }
             let format = try txn.get(metaDbi, key: Array("format".utf8))

@@ -138,6 +138,18 @@ final class LMDBEnvironment: @unchecked Sendable {
         return dbi
     }
 
+    /// The keys of LMDB's unnamed main database, which names every named database.
+    func namedDatabases(in txn: LMDBTransaction) throws -> [String] {
+        var main: MDB_dbi = 0
+        try check(mdb_dbi_open(txn.handle, nil, 0, &main))
+        var names: [String] = []
+        try txn.scan(main, prefix: []) { key, _ in
+            names.append(String(decoding: key, as: UTF8.self))
+            return true
+        }
+        return names
+    }
+
     /// The id of the newest committed transaction (`mdb_env_info`'s `me_last_txnid`): it moves
     /// with every commit, so a reader can tell the index changed without starting a transaction.
     func newestTransactionID() -> UInt64 {

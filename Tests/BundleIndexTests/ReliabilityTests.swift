@@ -1,0 +1,103 @@
+// Hostile files and damaged or foreign indexes, tried through the CLI as a user or an attacker
+// would (issue 12): each test names the promise of docs/reliability.md it checks. Every command
+// runs under `timeout`, so a hang fails the test instead of stalling the suite.
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Reliability: hostile files, foreign and damaged indexes")
+struct ReliabilityTests {
+    static let app = [
+        "Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"]),
+        "Phone.app/icon.png": "",
+    ]
+
+    /// `bundleidx ARGS --index INDEX`, killed after 20 s (a hang shows as status 137).
+    func cli(_ index: String, _ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(["timeout", "-s", "KILL", "20", bundleidxBinary] + args + ["--index", index])
+    }
+
+    @Test("a FIFO named Info.plist or InfoPlist.strings is skipped with a warning, never opened for reading")
+    func fifoInTree() throws {
+        let f = try BundleFixture(Self.app.merging([
+            "Other.app/icon.png": "", "Phone.app/fr.lproj/x.txt": "",
+        ]) { $1 })
+        #expect(mkfifo(f.root + "/Other.app/Info.plist", 0o644) == 0)
+        #expect(mkfifo(f.root + "/Phone.app/fr.lproj/InfoPlist.strings", 0o644) == 0)
+        let built = try cli(f.indexPath, ["build", f.root])
+        #expect(built.status == 0, "\(built.status) \(built.stderr)")
+        #expect(built.stderr.contains("not a regular file"), "\(built.stderr)")
+        #expect(try cli(f.indexPath, ["query", "com.example.phone", "icon", "--type", "png"]).status == 0)
+        let verified = try cli(f.indexPath, ["verify", f.root])
+        #expect(verified.status == 0, "\(verified.stderr)")
+    }
+
+    @Test("index files that are FIFOs, symbolic links or empty are refused with a message, exit 3")
+    func hostileIndexFiles() throws {
+        let f = try BundleFixture(Self.app)
+        try f.build()
+        let victim = f.root + "-victim"
+        FileManager.default.createFile(atPath: victim, contents: Data("keep me".utf8))
+        defer { try? FileManager.default.removeItem(atPath: victim) }
+
+        // lock.mdb linked to another file: nothing may be written through the link.
+        try FileManager.default.removeItem(atPath: f.indexPath + "/lock.mdb")
+        try FileManager.default.createSymbolicLink(atPath: f.indexPath + "/lock.mdb", withDestinationPath: victim)
+        for args in [["query", "com.example.phone", "icon"], ["stats"], ["build", f.root]] {
+            let r = try cli(f.indexPath, args)
+            #expect(r.status == 3 && r.stderr.contains("symbolic link"), "\(args): \(r.status) \(r.stderr)")
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
+        try FileManager.default.removeItem(atPath: f.indexPath + "/lock.mdb")
+
+        // data.mdb a FIFO: no command may block on it.
+        let fifoIndex = f.root + "-fifo-index"
+        try FileManager.default.createDirectory(atPath: fifoIndex, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: fifoIndex) }
+        #expect(mkfifo(fifoIndex + "/data.mdb", 0o644) == 0)
+        for args in [["query", "com.example.phone", "icon"], ["stats"], ["verify", f.root], ["build", f.root]] {
+            let r = try cli(fifoIndex, args)
+            #expect(r.status == 3 && r.stderr.contains("not a regular file"), "\(args): \(r.status) \(r.stderr)")
+        }
+
+        // data.mdb empty.
+        let emptyIndex = f.root + "-empty-index"
+        try FileManager.default.createDirectory(atPath: emptyIndex, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: emptyIndex) }
+        FileManager.default.createFile(atPath: emptyIndex + "/data.mdb", contents: Data())
+        let empty = try cli(emptyIndex, ["query", "com.example.phone", "icon"])
+        #expect(empty.status == 3 && empty.stderr.contains("data.mdb is empty"), "\(empty.stderr)")
+    }
+
+    @Test("an index folder writable by every user is refused")
+    func worldWritableIndexFolder() throws {
+        let f = try BundleFixture(Self.app)
+        try f.build()
+        #expect(chmod(f.indexPath, 0o777) == 0)
+        let r = try cli(f.indexPath, ["query", "com.example.phone", "icon", "--type", "png"])
+        #expect(r.status == 3 && r.stderr.contains("writable by every user"), "\(r.stderr)")
+        #expect(chmod(f.indexPath, 0o755) == 0)
+        #expect(try cli(f.indexPath, ["query", "com.example.phone", "icon", "--type", "png"]).status == 0)
+    }
+
+    @Test("build refuses a foreign LMDB environment and leaves it byte-identical; query says it is not an index")
+    func foreignEnvironment() throws {
+        let f = try BundleFixture(Self.app)
+        let foreign = f.root + "-foreign"
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: foreign) }
+        // Another program's LMDB environment: one named database with one record.
+        let env = try LMDBEnvironment(path: foreign, readOnly: false)
+        let txn = try LMDBTransaction(environment: env, readOnly: false)
+        let dbi = try #require(try env.openDatabase("accounts", in: txn, create: true))
+        try txn.put(dbi, key: Array("alice".utf8), value: Array("42".utf8))
+        try txn.commit()
+        let before = try Data(contentsOf: URL(fileURLWithPath: foreign + "/data.mdb"))
+
+        let built = try cli(foreign, ["build", f.root])
+        #expect(built.status == 3 && built.stderr.contains("another program"), "\(built.status) \(built.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: foreign + "/data.mdb")) == before)
+        let queried = try cli(foreign, ["query", "com.example.phone", "icon"])
+        #expect(queried.status == 3 && queried.stderr.contains("not a bundleidx index"), "\(queried.stderr)")
+    }
+}
