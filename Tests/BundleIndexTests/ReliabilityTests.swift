@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+import CLMDB
 
 @Suite("Reliability: hostile files, foreign and damaged indexes")
 struct ReliabilityTests {
@@ -99,5 +100,62 @@ struct ReliabilityTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: foreign + "/data.mdb")) == before)
         let queried = try cli(foreign, ["query", "com.example.phone", "icon"])
         #expect(queried.status == 3 && queried.stderr.contains("not a bundleidx index"), "\(queried.stderr)")
+    }
+}
+
+@Suite("Reliability: dead readers")
+struct DeadReaderTests {
+    /// Processes that hold a reader slot in `index`, from LMDB's reader table (`mdb_reader_list`).
+    static func readerPIDs(_ index: String) throws -> [Int32] {
+        let env = try LMDBEnvironment(path: index, readOnly: true)
+        final class Lines { var text = "" }
+        let lines = Lines()
+        _ = mdb_reader_list(env.handle, { message, context in
+            guard let message, let context else { return 0 }
+            Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
+            return 0
+        }, Unmanaged.passUnretained(lines).toOpaque())
+        // "    pid     thread     txnid" then one line per slot.
+        return lines.text.split(separator: "\n").dropFirst().compactMap { Int32($0.split(separator: " ").first ?? "") }
+    }
+
+    @Test("readers killed with SIGKILL leave no slot behind once a build opens the index")
+    func staleSlotsAreCleared() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        // A long-lived reader keeps the environment open: LMDB wipes its reader table only when
+        // a process opens the index while nobody else has it open.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        holder.arguments = ["query", "--batch", "--index", f.indexPath]
+        let holderInput = Pipe()
+        holder.standardInput = holderInput
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        defer { holderInput.fileHandleForWriting.closeFile(); holder.waitUntilExit() }
+        holderInput.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
+        usleep(200_000)
+        // Batch readers that answered one query (their reader slot stays, reset, for the next),
+        // then die without a chance to release it.
+        var killed: [Int32] = []
+        for _ in 0..<8 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: bundleidxBinary)
+            p.arguments = ["query", "--batch", "--index", f.indexPath]
+            let input = Pipe()
+            let output = Pipe()
+            p.standardInput = input
+            p.standardOutput = output
+            try p.run()
+            input.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
+            _ = output.fileHandleForReading.availableData   // the answer: the query ran
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            killed.append(p.processIdentifier)
+        }
+        let holders = try Self.readerPIDs(f.indexPath)
+        #expect(Set(holders).isSuperset(of: killed), "the killed readers hold slots: \(killed) vs \(holders)")
+        try f.build()
+        #expect(Set(try Self.readerPIDs(f.indexPath)).isDisjoint(with: killed), "a build clears them")
     }
 }

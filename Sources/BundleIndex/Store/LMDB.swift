@@ -98,6 +98,18 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.handle = env
         self.readOnly = readOnly
         MappedRanges.register(directory: path)
+        // A writer clears the slots of readers that died without ending their transaction (a
+        // query killed by SIGKILL): they pin old pages, so the file grows with every rebuild,
+        // and 512 of them lock every reader out (MDB_READERS_FULL).
+        if !readOnly { clearStaleReaders() }
+    }
+
+    /// `mdb_reader_check`: frees the reader slots of processes that no longer exist; returns
+    /// how many.
+    @discardableResult
+    func clearStaleReaders() -> Int {
+        var dead: Int32 = 0
+        return mdb_reader_check(handle, &dead) == 0 ? Int(dead) : 0
     }
 
     /// LMDB forbids opening one environment twice in a process: closing either copy releases
@@ -210,7 +222,11 @@ final class LMDBTransaction: @unchecked Sendable {
 
     init(environment: LMDBEnvironment, readOnly: Bool) throws {
         var txn: OpaquePointer?
-        try check(mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn))
+        var rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        if rc == MDB_READERS_FULL && environment.clearStaleReaders() > 0 {
+            rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        }
+        try check(rc)
         self.handle = txn
         self.readOnly = readOnly
     }
