@@ -68,7 +68,7 @@ func fail(_ error: Error) -> ExitCode {
          .hashCollision?:
         return Exit.index
     case .badInput?: return Exit.input
-    case .system?, .syncTimedOut?, nil: return Exit.other
+    case .system?, .syncTimedOut?, .busy?, nil: return Exit.other
     }
 }
 

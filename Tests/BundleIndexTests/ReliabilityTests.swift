@@ -159,3 +159,50 @@ struct DeadReaderTests {
         #expect(Set(try Self.readerPIDs(f.indexPath)).isDisjoint(with: killed), "a build clears them")
     }
 }
+
+@Suite("Reliability: watchers and sync", .serialized)
+struct WatcherReliabilityTests {
+    @Test("a second watcher of one index refuses to start; the first keeps the index")
+    func secondWatcherRefuses() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        first.arguments = ["watch", f.root, "--index", f.indexPath]
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        defer { first.interrupt(); first.waitUntilExit() }
+        // Wait for the first watcher to own the index (it catches up, then syncs answer).
+        var owned = false
+        for _ in 0..<100 where !owned {
+            owned = (try? run([bundleidxBinary, "sync", f.root, "--timeout", "1"]).status) == 0
+        }
+        #expect(owned)
+        let second = try run(["timeout", "-s", "KILL", "20", bundleidxBinary, "watch", f.root, "--index", f.indexPath])
+        #expect(second.status != 0 && second.status != 137 && second.stderr.contains("another bundleidx watch"),
+                "\(second.status) \(second.stderr)")
+        let stats = try run([bundleidxBinary, "stats", "--index", f.indexPath])
+        #expect(stats.stdout.contains("watcher: live"), "\(stats.stdout)")
+    }
+
+    @Test("sync refuses a timeout that is not a positive number instead of waiting forever")
+    func syncTimeoutValidated() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        for value in ["nan", "inf", "-1", "0"] {
+            let r = try run(["timeout", "-s", "KILL", "20", bundleidxBinary, "sync", f.root, "--timeout", value])
+            #expect(r.status == 2, "--timeout \(value): \(r.status) \(r.stderr)")
+        }
+        #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: f.root, timeout: .nan) }
+    }
+
+    @Test("a sync cookie left by a killed sync is removed when a watcher catches up")
+    func staleCookieRemoved() throws {
+        var cookie = ""
+        let h = try WatcherHarness(ReliabilityTests.app) { watcher in
+            // Left by a sync killed while no watcher ran: created before the catch-up.
+            cookie = watcher.roots[0] + "/" + SyncCookie.prefix + "99999-1-1"
+            FileManager.default.createFile(atPath: cookie, contents: nil)
+        }
+        defer { h.stop() }
+        #expect(!cookie.isEmpty && !FileManager.default.fileExists(atPath: cookie))
+    }
+}
