@@ -206,3 +206,35 @@ struct WatcherReliabilityTests {
         #expect(!cookie.isEmpty && !FileManager.default.fileExists(atPath: cookie))
     }
 }
+
+@Suite("Reliability: concurrent writers")
+struct ConcurrentWriterTests {
+    @Test("ten first builds into one new index folder at once all succeed")
+    func concurrentFirstBuilds() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        let index = f.root + "-new-index"
+        defer { try? FileManager.default.removeItem(atPath: index) }
+        var processes: [Process] = []
+        for _ in 0..<10 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: bundleidxBinary)
+            p.arguments = ["build", f.root, "--index", index]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            processes.append(p)
+        }
+        for p in processes { try p.run() }
+        for p in processes { p.waitUntilExit() }
+        #expect(processes.map(\.terminationStatus) == Array(repeating: 0, count: 10))
+        #expect(try IndexReader(path: index).bundle(identifier: "com.example.phone") != nil)
+    }
+
+    @Test("build refuses an index a watcher keeps, so the watcher's view stays the index's")
+    func buildRefusesWatchedIndex() throws {
+        let h = try WatcherHarness(ReliabilityTests.app)
+        defer { h.stop() }
+        #expect(throws: BundleIndexError.self) { try IndexBuilder.build(roots: [h.root], indexPath: h.indexPath) }
+        let r = try run([bundleidxBinary, "build", h.root, "--index", h.indexPath])
+        #expect(r.status != 0 && r.stderr.contains("bundleidx watch keeps this index"), "\(r.status) \(r.stderr)")
+    }
+}

@@ -39,6 +39,12 @@ public enum IndexBuilder {
             .sorted(by: byteOrder)
 
         let store = try IndexStore.openForWriting(path: indexPath)
+        // A watcher keeps its own list of the bundles it indexed: bundles written behind its back
+        // would stay after they are deleted. Changes reach a watched index through the watcher.
+        if store.hasLiveWatcher() {
+            throw BundleIndexError.busy(path: indexPath, reason: "a bundleidx watch keeps this index up to date; "
+                                        + "let it apply changes (bundleidx sync ROOT waits for them) or stop it to build")
+        }
         let now = UInt64(time(nil))
         var bundles = 0, resources = 0, unreadable = 0, skipped = 0, written = 0, writtenResources = 0
         var warnings: [String] = []

@@ -59,18 +59,32 @@ final class IndexStore: @unchecked Sendable {
         var st = stat()
         if stat(path, &st) != 0 {
             try makeDirectories(path)
-        } else {
-            guard st.st_mode & S_IFMT == S_IFDIR else {
-                throw BundleIndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
-            }
-            let hasData = access(path + "/data.mdb", F_OK) == 0
-            if !hasData && !FileSystem.isEmptyDirectory(path) {
-                throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
-            }
+        } else if st.st_mode & S_IFMT != S_IFDIR {
+            throw BundleIndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
+        }
+        // Writers that start together on a new folder take turns from the emptiness check to the
+        // committed metadata: the second sees an index, not "a folder that is not empty".
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw BundleIndexError.systemCall("open \(path)") }
+        defer { close(folder) }
+        while flock(folder, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw BundleIndexError.systemCall("flock \(path)") }
+        }
+        let hasData = access(path + "/data.mdb", F_OK) == 0
+        if !hasData && !FileSystem.isEmptyDirectory(path) {
+            throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
         }
         let store = try attach(path: path, environment: try environment(path: path, readOnly: false), create: true)
         store.coverUsedPages()   // after a writer died between its commit and its extension
         return store
+    }
+
+    /// True while a `bundleidx watch` keeps this index (it holds `watch.lock`; IndexWatcher).
+    func hasLiveWatcher() -> Bool {
+        let fd = open(path + "/watch.lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
     /// The process's environment for `path`, LMDB's errors in the index's terms.
