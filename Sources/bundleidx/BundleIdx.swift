@@ -64,10 +64,11 @@ struct IndexOptions: ParsableArguments {
 func fail(_ error: Error) -> ExitCode {
     printError("\(error)")
     switch error as? BundleIndexError {
-    case .missing?, .notAnIndex?, .unsupportedVersion?, .corrupt?, .refusingToOverwrite?, .storage?, .hashCollision?:
+    case .missing?, .notAnIndex?, .unsupportedVersion?, .corrupt?, .refusingToOverwrite?, .insecure?, .storage?,
+         .hashCollision?:
         return Exit.index
     case .badInput?: return Exit.input
-    case .system?, .syncTimedOut?, nil: return Exit.other
+    case .system?, .syncTimedOut?, .busy?, nil: return Exit.other
     }
 }
 

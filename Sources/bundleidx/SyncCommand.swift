@@ -18,8 +18,14 @@ struct SyncCommand: ParsableCommand {
     @Argument(help: "A watched root.")
     var root: String
 
-    @Option(name: .long, help: "Give up after this many seconds.")
+    @Option(name: .long, help: "Give up after this many seconds (a positive number).")
     var timeout = 10.0
+
+    func validate() throws {
+        guard timeout.isFinite && timeout > 0 else {
+            throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)")
+        }
+    }
 
     func run() throws {
         do { try IndexWatcher.sync(root: root, timeout: timeout) } catch { throw fail(error) }

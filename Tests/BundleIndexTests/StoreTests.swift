@@ -1,6 +1,7 @@
 // The index file: opening what is not an index, format versions, damage, atomic builds, and
 // re-indexing one bundle without touching the rest.
 import Foundation
+import Synchronization
 import Testing
 @testable import BundleIndex
 
@@ -10,6 +11,53 @@ struct StoreTests {
         "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]), "A.app/a.txt": "a",
         "B.app/Info.plist": infoPlist(["CFBundleIdentifier": "b"]), "B.app/b.txt": "b",
     ]
+
+    @Test("a rebuild keeps bundle ids: a bundle opened before it still finds its resources")
+    func rebuildKeepsBundleIDs() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let reader = try f.reader()
+        let a = try #require(try reader.bundle(identifier: "a", context: .foundationLinux))
+        try f.build()
+        #expect(try a.path(forResource: "a", ofType: "txt") == f.root + "/A.app/a.txt",
+                "the bundle record read before the rebuild and the lookup after it agree")
+        // A bundle that vanished is removed; one that appeared is added.
+        try FileManager.default.removeItem(atPath: f.root + "/B.app")
+        try FileManager.default.createDirectory(atPath: f.root + "/C.app", withIntermediateDirectories: true)
+        try Data(infoPlist(["CFBundleIdentifier": "c"]).utf8).write(to: URL(fileURLWithPath: f.root + "/C.app/Info.plist"))
+        try f.build()
+        #expect(try reader.bundle(identifier: "b") == nil)
+        #expect(try reader.bundle(identifier: "c") != nil)
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]) == [])
+    }
+
+    @Test("queries during rebuilds of the same root never miss a resource that exists in every version")
+    func noSpuriousMissDuringRebuilds() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let reader = try f.reader()
+        final class Stop: Sendable { let flag = Atomic<Bool>(false) }
+        let stop = Stop()
+        let (root, index) = (f.root, f.indexPath)
+        let builder = Thread {
+            while !stop.flag.load(ordering: .relaxed) { _ = try? IndexBuilder.build(roots: [root], indexPath: index) }
+        }
+        builder.start()
+        defer { stop.flag.store(true, ordering: .relaxed) }
+        var misses = 0
+        let deadline = Date().addingTimeInterval(2)
+        var queries = 0
+        while Date() < deadline {
+            // The bundle record and the lookup in two read transactions, as a CLI query makes them.
+            if try reader.bundle(identifier: "a", context: .foundationLinux)?.path(forResource: "a", ofType: "txt") == nil {
+                misses += 1
+            }
+            queries += 1
+        }
+        stop.flag.store(true, ordering: .relaxed)
+        #expect(misses == 0, "\(misses) of \(queries) queries missed")
+        #expect(queries > 100)
+    }
 
     @Test("an open reader's generation follows every commit, and stays put without one")
     func generationFollowsCommits() throws {

@@ -39,15 +39,25 @@ public enum IndexBuilder {
             .sorted(by: byteOrder)
 
         let store = try IndexStore.openForWriting(path: indexPath)
+        // A watcher keeps its own list of the bundles it indexed: bundles written behind its back
+        // would stay after they are deleted. Changes reach a watched index through the watcher.
+        if store.hasLiveWatcher() {
+            throw BundleIndexError.busy(path: indexPath, reason: "a bundleidx watch keeps this index up to date; "
+                                        + "let it apply changes (bundleidx sync ROOT waits for them) or stop it to build")
+        }
         let now = UInt64(time(nil))
         var bundles = 0, resources = 0, unreadable = 0, skipped = 0, written = 0, writtenResources = 0
         var warnings: [String] = []
         try store.write { writer in
             for root in unique {
-                for path in try writer.bundlePaths(under: root) { try writer.removeBundle(path: path) }
+                // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
+                // opened one before this build and reads after it still finds its resources.
+                // What is not found again is removed after the scan.
+                var vanished = Set(try writer.bundlePaths(under: root))
                 // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
                 let report = try ScanPipeline.run(root: root) { bundle in
                     try writer.addBundle(bundle, root: root, now: now)
+                    vanished.remove(bundle.path)
                     written += 1
                     writtenResources += bundle.resourceCount
                     progress?(written, writtenResources)
@@ -57,6 +67,7 @@ public enum IndexBuilder {
                 unreadable += report.unreadableDirectories
                 skipped += report.skippedNames
                 warnings += report.warnings
+                for path in vanished.sorted(by: byteOrder) { try writer.removeBundle(path: path) }
                 try writer.addRoot(root)
             }
             try writer.setMeta(.builtAt, u64: now)

@@ -13,7 +13,7 @@ enum PropertyListReader {
 
         var description: String {
             switch self {
-            case .unreadable: return "cannot be read"
+            case .unreadable: return "cannot be read (or is not a regular file)"
             case .empty: return "is empty"
             case .malformed: return "is not a valid property list"
             case .notADictionary: return "is not a dictionary"

@@ -4,6 +4,8 @@ import Glibc
 /// knows database names; everything else goes through `IndexSnapshot` or `IndexWriter`.
 final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
+    /// The named databases of an index (docs/index-format.md).
+    static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources"]
     /// 2: type records hold positions in the directory record instead of entries.
     /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
     /// 4: 20-byte resource keys (a 32-bit bundle id).
@@ -57,22 +59,37 @@ final class IndexStore: @unchecked Sendable {
         var st = stat()
         if stat(path, &st) != 0 {
             try makeDirectories(path)
-        } else {
-            guard st.st_mode & S_IFMT == S_IFDIR else {
-                throw BundleIndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
-            }
-            let hasData = access(path + "/data.mdb", F_OK) == 0
-            if !hasData && !FileSystem.isEmptyDirectory(path) {
-                throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
-            }
+        } else if st.st_mode & S_IFMT != S_IFDIR {
+            throw BundleIndexError.refusingToOverwrite(path: path, reason: "it is a file, not an index directory")
+        }
+        // Writers that start together on a new folder take turns from the emptiness check to the
+        // committed metadata: the second sees an index, not "a folder that is not empty".
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw BundleIndexError.systemCall("open \(path)") }
+        defer { close(folder) }
+        while flock(folder, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw BundleIndexError.systemCall("flock \(path)") }
+        }
+        let hasData = access(path + "/data.mdb", F_OK) == 0
+        if !hasData && !FileSystem.isEmptyDirectory(path) {
+            throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
         }
         let store = try attach(path: path, environment: try environment(path: path, readOnly: false), create: true)
         store.coverUsedPages()   // after a writer died between its commit and its extension
         return store
     }
 
+    /// True while a `bundleidx watch` keeps this index (it holds `watch.lock`; IndexWatcher).
+    func hasLiveWatcher() -> Bool {
+        let fd = open(path + "/watch.lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
     /// The process's environment for `path`, LMDB's errors in the index's terms.
     private static func environment(path: String, readOnly: Bool) throws -> LMDBEnvironment {
+        try checkFiles(path, readOnly: readOnly)
         do {
             return try LMDBEnvironment.shared(path: path, readOnly: readOnly)
         } catch let e as LMDBError {
@@ -80,10 +97,41 @@ final class IndexStore: @unchecked Sendable {
         }
     }
 
+    /// What LMDB would otherwise open blindly: it follows symbolic links (a `lock.mdb` linked
+    /// to another file has that file overwritten by any reader), blocks on a FIFO and maps any
+    /// file. An index folder writable by every user is refused too: anyone could swap its files
+    /// between this check and LMDB's open.
+    private static func checkFiles(_ path: String, readOnly: Bool) throws {
+        var st = stat()
+        if stat(path, &st) == 0 && st.st_mode & S_IWOTH != 0 {
+            throw BundleIndexError.insecure(path: path, reason: "the folder is writable by every user (chmod o-w \(path))")
+        }
+        for name in ["data.mdb", "lock.mdb"] {
+            guard lstat(path + "/" + name, &st) == 0 else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG:
+                if name == "data.mdb" && st.st_size == 0 && readOnly {
+                    throw BundleIndexError.notAnIndex(path: path, reason: "data.mdb is empty")
+                }
+            case S_IFLNK:
+                throw BundleIndexError.insecure(path: path, reason: "\(name) is a symbolic link (an index folder holds "
+                                                + "its own files; remove the link)")
+            default:
+                throw BundleIndexError.notAnIndex(path: path, reason: "\(name) is not a regular file")
+            }
+        }
+    }
+
     private static func attach(path: String, environment env: LMDBEnvironment, create: Bool) throws -> IndexStore {
         do {
             let txn = try LMDBTransaction(environment: env, readOnly: !create)
             defer { txn.abort() }
+            // A writer claims only an environment of its own: LMDB's main database names the
+            // named databases, so anything there but bundleidx's own is somebody else's data.
+            if create, let foreign = try env.namedDatabases(in: txn).first(where: { !ownDatabases.contains($0) }) {
+                throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment of another program "
+                                                  + "(it has a database \"\(foreign)\"); bundleidx leaves it alone")
+            }
             let metaDbi = try env.openDatabase("meta", in: txn, create: create)
             guard let metaDbi else { throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata") }
             let format = try txn.get(metaDbi, key: Array("format".utf8))

@@ -98,6 +98,18 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.handle = env
         self.readOnly = readOnly
         MappedRanges.register(directory: path)
+        // A writer clears the slots of readers that died without ending their transaction (a
+        // query killed by SIGKILL): they pin old pages, so the file grows with every rebuild,
+        // and 512 of them lock every reader out (MDB_READERS_FULL).
+        if !readOnly { clearStaleReaders() }
+    }
+
+    /// `mdb_reader_check`: frees the reader slots of processes that no longer exist; returns
+    /// how many.
+    @discardableResult
+    func clearStaleReaders() -> Int {
+        var dead: Int32 = 0
+        return mdb_reader_check(handle, &dead) == 0 ? Int(dead) : 0
     }
 
     /// LMDB forbids opening one environment twice in a process: closing either copy releases
@@ -136,6 +148,18 @@ final class LMDBEnvironment: @unchecked Sendable {
         if rc == MDB_NOTFOUND { return nil }
         try check(rc)
         return dbi
+    }
+
+    /// The keys of LMDB's unnamed main database, which names every named database.
+    func namedDatabases(in txn: LMDBTransaction) throws -> [String] {
+        var main: MDB_dbi = 0
+        try check(mdb_dbi_open(txn.handle, nil, 0, &main))
+        var names: [String] = []
+        try txn.scan(main, prefix: []) { key, _ in
+            names.append(String(decoding: key, as: UTF8.self))
+            return true
+        }
+        return names
     }
 
     /// The id of the newest committed transaction (`mdb_env_info`'s `me_last_txnid`): it moves
@@ -198,7 +222,11 @@ final class LMDBTransaction: @unchecked Sendable {
 
     init(environment: LMDBEnvironment, readOnly: Bool) throws {
         var txn: OpaquePointer?
-        try check(mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn))
+        var rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        if rc == MDB_READERS_FULL && environment.clearStaleReaders() > 0 {
+            rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        }
+        try check(rc)
         self.handle = txn
         self.readOnly = readOnly
     }

@@ -27,6 +27,11 @@ public enum BundleIndexError: Error, Equatable, Sendable, CustomStringConvertibl
     case corrupt(path: String, reason: String)
     /// `build` will not write an index at `path`, which holds something else.
     case refusingToOverwrite(path: String, reason: String)
+    /// Another process holds what this one needs (a second watcher of one index).
+    case busy(path: String, reason: String)
+    /// The index folder is not safe to use: writable by every user, or a file in it is a
+    /// symbolic link (docs/reliability.md, "Permissions").
+    case insecure(path: String, reason: String)
     /// The storage engine (LMDB) or the file system under it failed; `code` is LMDB's return code
     /// or an `errno` value, `message` its text.
     case storage(path: String, code: Int32, message: String)
@@ -52,6 +57,10 @@ public enum BundleIndexError: Error, Equatable, Sendable, CustomStringConvertibl
             return "the index at \(path) is damaged: \(reason) (rebuild it with bundleidx build)"
         case .refusingToOverwrite(let path, let reason):
             return "refusing to write an index at \(path): \(reason)"
+        case .busy(let path, let reason):
+            return "\(path): \(reason)"
+        case .insecure(let path, let reason):
+            return "refusing to use the index at \(path): \(reason)"
         case .storage(let path, let code, let message):
             return "index \(path): \(message) (code \(code))"
         case .hashCollision(let what):

@@ -34,9 +34,12 @@ enum FileSystem {
         UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
     }
 
-    /// The bytes of a regular file of at most `limit` bytes, or nil.
+    /// The bytes of a regular file of at most `limit` bytes, or nil (also for a FIFO, a device
+    /// or a socket, which are never opened for reading).
     static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO named like a file must not wait for a writer; fstat
+        // then turns away everything but a regular file.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()

@@ -50,6 +50,28 @@ public final class IndexWatcher {
     var pauseFile: String?
     /// Reads the inotify queue into memory while the watcher works (created by `run`).
     var pump: EventPump?
+    /// The open `watch.lock` of the index folder, locked with `flock` for the watcher's life.
+    private let ownership: Int32
+
+    deinit { close(ownership) }
+
+    /// One watcher per index: two would each mark the index "stopped" when they end and fight
+    /// over its contents. The lock is the kernel's (`flock`), so it dies with its process.
+    private static func claim(_ indexPath: String) throws -> Int32 {
+        let path = indexPath + "/watch.lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        guard fd >= 0 else { throw BundleIndexError.systemCall("open \(path)") }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw BundleIndexError.insecure(path: indexPath, reason: "watch.lock is not a regular file")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw BundleIndexError.busy(path: indexPath, reason: "another bundleidx watch keeps this index; stop it first")
+        }
+        return fd
+    }
 
     /// Opens the index at `indexPath` for writing (creating it when missing) and sets up inotify
     /// for `roots`, which must be directories. Nothing is watched or scanned until `catchUp()`.
@@ -63,6 +85,7 @@ public final class IndexWatcher {
         }
         self.roots = absolute.sorted(by: byteOrder)
         self.store = try IndexStore.openForWriting(path: indexPath)
+        self.ownership = try Self.claim(indexPath)
         self.options = options
         self.inotify = try Inotify()
         self.tree = WatchedTree(inotify: inotify)
@@ -76,6 +99,11 @@ public final class IndexWatcher {
     /// scanned, vanished ones removed. After a crash this is what makes the index exact again.
     public func catchUp() throws {
         try setState("catching up")
+        // Cookies already in the roots — a sync waiting for this watcher, or one killed before
+        // its watcher saw it — are released once the catch-up has committed: it started after
+        // they were made, so it covers every change made before them.
+        let cookies = cookiesInRoots()
+        defer { for c in cookies { unlink(c) } }
         for root in roots { tree.watchRecursively(root) }
         reportLimit()
         let started = monotonicSeconds()

@@ -17,6 +17,9 @@ extension IndexWatcher {
     /// try IndexWatcher.sync(root: "/apps")   // a running `bundleidx watch /apps` applied it
     /// ```
     public static func sync(root: String, timeout: Double = 10) throws {
+        guard timeout.isFinite && timeout > 0 else {
+            throw BundleIndexError.badInput(path: root, reason: "a sync timeout must be a positive number of seconds, not \(timeout)")
+        }
         syncCounter += 1
         let path = root + "/" + SyncCookie.prefix + "\(getpid())-\(syncCounter)-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

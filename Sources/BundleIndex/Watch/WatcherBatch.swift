@@ -104,11 +104,7 @@ extension IndexWatcher {
         // The queue overflowed, so cookie events may be lost too. Cookies already in a root are
         // released after the rescan, which starts after they were created and so covers every
         // change made before them.
-        var skipped = 0
-        let cookies = roots.flatMap { root in
-            ((try? DirectoryReader.listAll(root, skippedNames: &skipped)) ?? [])
-                .filter { $0.hasPrefix(SyncCookie.prefix) }.map { root + "/" + $0 }
-        }
+        let cookies = cookiesInRoots()
         defer { for c in cookies { unlink(c) } }
         tree.reset()
         movedFrom = [:]
@@ -117,10 +113,13 @@ extension IndexWatcher {
         var found: Set<String> = []
         try store.write { writer in
             for r in roots {
-                for path in try writer.bundlePaths(under: r) { try writer.removeBundle(path: path) }
+                // Bundles written again keep their ids (see IndexBuilder.build); the rest go.
+                let before = try writer.bundlePaths(under: r)
                 let report = try TreeWalker().walk(root: r) { bundle in
                     try writer.addBundle(bundle, root: r, now: UInt64(time(nil)))
                 }
+                let seen = Set(report.found)
+                for path in before where !seen.contains(path) { try writer.removeBundle(path: path) }
                 found.formUnion(report.found)
             }
             try writer.bumpGeneration()
@@ -128,6 +127,16 @@ extension IndexWatcher {
         bundles = found
         logger.notice("rescanned every root after the overflow", metadata: [
             "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])
+    }
+
+    /// Sync cookies lying in the roots (`bundleidx sync` drops them; one whose `sync` was killed
+    /// stays until a watcher removes it).
+    func cookiesInRoots() -> [String] {
+        var skipped = 0
+        return roots.flatMap { root in
+            ((try? DirectoryReader.listAll(root, skippedNames: &skipped)) ?? [])
+                .filter { $0.hasPrefix(SyncCookie.prefix) }.map { root + "/" + $0 }
+        }
     }
 
     func root(of path: String) -> String {

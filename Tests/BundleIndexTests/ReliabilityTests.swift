@@ -1,0 +1,240 @@
+// Hostile files and damaged or foreign indexes, tried through the CLI as a user or an attacker
+// would (issue 12): each test names the promise of docs/reliability.md it checks. Every command
+// runs under `timeout`, so a hang fails the test instead of stalling the suite.
+import Foundation
+import Testing
+@testable import BundleIndex
+import CLMDB
+
+@Suite("Reliability: hostile files, foreign and damaged indexes")
+struct ReliabilityTests {
+    static let app = [
+        "Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"]),
+        "Phone.app/icon.png": "",
+    ]
+
+    /// `bundleidx ARGS --index INDEX`, killed after 20 s (a hang shows as status 137).
+    func cli(_ index: String, _ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(["timeout", "-s", "KILL", "20", bundleidxBinary] + args + ["--index", index])
+    }
+
+    @Test("a FIFO named Info.plist or InfoPlist.strings is skipped with a warning, never opened for reading")
+    func fifoInTree() throws {
+        let f = try BundleFixture(Self.app.merging([
+            "Other.app/icon.png": "", "Phone.app/fr.lproj/x.txt": "",
+        ]) { $1 })
+        #expect(mkfifo(f.root + "/Other.app/Info.plist", 0o644) == 0)
+        #expect(mkfifo(f.root + "/Phone.app/fr.lproj/InfoPlist.strings", 0o644) == 0)
+        let built = try cli(f.indexPath, ["build", f.root])
+        #expect(built.status == 0, "\(built.status) \(built.stderr)")
+        #expect(built.stderr.contains("not a regular file"), "\(built.stderr)")
+        #expect(try cli(f.indexPath, ["query", "com.example.phone", "icon", "--type", "png"]).status == 0)
+        let verified = try cli(f.indexPath, ["verify", f.root])
+        #expect(verified.status == 0, "\(verified.stderr)")
+    }
+
+    @Test("index files that are FIFOs, symbolic links or empty are refused with a message, exit 3")
+    func hostileIndexFiles() throws {
+        let f = try BundleFixture(Self.app)
+        try f.build()
+        let victim = f.root + "-victim"
+        FileManager.default.createFile(atPath: victim, contents: Data("keep me".utf8))
+        defer { try? FileManager.default.removeItem(atPath: victim) }
+
+        // lock.mdb linked to another file: nothing may be written through the link.
+        try FileManager.default.removeItem(atPath: f.indexPath + "/lock.mdb")
+        try FileManager.default.createSymbolicLink(atPath: f.indexPath + "/lock.mdb", withDestinationPath: victim)
+        for args in [["query", "com.example.phone", "icon"], ["stats"], ["build", f.root]] {
+            let r = try cli(f.indexPath, args)
+            #expect(r.status == 3 && r.stderr.contains("symbolic link"), "\(args): \(r.status) \(r.stderr)")
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
+        try FileManager.default.removeItem(atPath: f.indexPath + "/lock.mdb")
+
+        // data.mdb a FIFO: no command may block on it.
+        let fifoIndex = f.root + "-fifo-index"
+        try FileManager.default.createDirectory(atPath: fifoIndex, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: fifoIndex) }
+        #expect(mkfifo(fifoIndex + "/data.mdb", 0o644) == 0)
+        for args in [["query", "com.example.phone", "icon"], ["stats"], ["verify", f.root], ["build", f.root]] {
+            let r = try cli(fifoIndex, args)
+            #expect(r.status == 3 && r.stderr.contains("not a regular file"), "\(args): \(r.status) \(r.stderr)")
+        }
+
+        // data.mdb empty.
+        let emptyIndex = f.root + "-empty-index"
+        try FileManager.default.createDirectory(atPath: emptyIndex, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: emptyIndex) }
+        FileManager.default.createFile(atPath: emptyIndex + "/data.mdb", contents: Data())
+        let empty = try cli(emptyIndex, ["query", "com.example.phone", "icon"])
+        #expect(empty.status == 3 && empty.stderr.contains("data.mdb is empty"), "\(empty.stderr)")
+    }
+
+    @Test("an index folder writable by every user is refused")
+    func worldWritableIndexFolder() throws {
+        let f = try BundleFixture(Self.app)
+        try f.build()
+        #expect(chmod(f.indexPath, 0o777) == 0)
+        let r = try cli(f.indexPath, ["query", "com.example.phone", "icon", "--type", "png"])
+        #expect(r.status == 3 && r.stderr.contains("writable by every user"), "\(r.stderr)")
+        #expect(chmod(f.indexPath, 0o755) == 0)
+        #expect(try cli(f.indexPath, ["query", "com.example.phone", "icon", "--type", "png"]).status == 0)
+    }
+
+    @Test("build refuses a foreign LMDB environment and leaves it byte-identical; query says it is not an index")
+    func foreignEnvironment() throws {
+        let f = try BundleFixture(Self.app)
+        let foreign = f.root + "-foreign"
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: foreign) }
+        // Another program's LMDB environment: one named database with one record.
+        let env = try LMDBEnvironment(path: foreign, readOnly: false)
+        let txn = try LMDBTransaction(environment: env, readOnly: false)
+        let dbi = try #require(try env.openDatabase("accounts", in: txn, create: true))
+        try txn.put(dbi, key: Array("alice".utf8), value: Array("42".utf8))
+        try txn.commit()
+        let before = try Data(contentsOf: URL(fileURLWithPath: foreign + "/data.mdb"))
+
+        let built = try cli(foreign, ["build", f.root])
+        #expect(built.status == 3 && built.stderr.contains("another program"), "\(built.status) \(built.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: foreign + "/data.mdb")) == before)
+        let queried = try cli(foreign, ["query", "com.example.phone", "icon"])
+        #expect(queried.status == 3 && queried.stderr.contains("not a bundleidx index"), "\(queried.stderr)")
+    }
+}
+
+@Suite("Reliability: dead readers")
+struct DeadReaderTests {
+    /// Processes that hold a reader slot in `index`, from LMDB's reader table (`mdb_reader_list`).
+    static func readerPIDs(_ index: String) throws -> [Int32] {
+        let env = try LMDBEnvironment(path: index, readOnly: true)
+        final class Lines { var text = "" }
+        let lines = Lines()
+        _ = mdb_reader_list(env.handle, { message, context in
+            guard let message, let context else { return 0 }
+            Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
+            return 0
+        }, Unmanaged.passUnretained(lines).toOpaque())
+        // "    pid     thread     txnid" then one line per slot.
+        return lines.text.split(separator: "\n").dropFirst().compactMap { Int32($0.split(separator: " ").first ?? "") }
+    }
+
+    @Test("readers killed with SIGKILL leave no slot behind once a build opens the index")
+    func staleSlotsAreCleared() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        // A long-lived reader keeps the environment open: LMDB wipes its reader table only when
+        // a process opens the index while nobody else has it open.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        holder.arguments = ["query", "--batch", "--index", f.indexPath]
+        let holderInput = Pipe()
+        holder.standardInput = holderInput
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        defer { holderInput.fileHandleForWriting.closeFile(); holder.waitUntilExit() }
+        holderInput.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
+        usleep(200_000)
+        // Batch readers that answered one query (their reader slot stays, reset, for the next),
+        // then die without a chance to release it.
+        var killed: [Int32] = []
+        for _ in 0..<8 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: bundleidxBinary)
+            p.arguments = ["query", "--batch", "--index", f.indexPath]
+            let input = Pipe()
+            let output = Pipe()
+            p.standardInput = input
+            p.standardOutput = output
+            try p.run()
+            input.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
+            _ = output.fileHandleForReading.availableData   // the answer: the query ran
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            killed.append(p.processIdentifier)
+        }
+        let holders = try Self.readerPIDs(f.indexPath)
+        #expect(Set(holders).isSuperset(of: killed), "the killed readers hold slots: \(killed) vs \(holders)")
+        try f.build()
+        #expect(Set(try Self.readerPIDs(f.indexPath)).isDisjoint(with: killed), "a build clears them")
+    }
+}
+
+@Suite("Reliability: watchers and sync", .serialized)
+struct WatcherReliabilityTests {
+    @Test("a second watcher of one index refuses to start; the first keeps the index")
+    func secondWatcherRefuses() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        first.arguments = ["watch", f.root, "--index", f.indexPath]
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        defer { first.interrupt(); first.waitUntilExit() }
+        // Wait for the first watcher to own the index (it catches up, then syncs answer).
+        var owned = false
+        for _ in 0..<100 where !owned {
+            owned = (try? run([bundleidxBinary, "sync", f.root, "--timeout", "1"]).status) == 0
+        }
+        #expect(owned)
+        let second = try run(["timeout", "-s", "KILL", "20", bundleidxBinary, "watch", f.root, "--index", f.indexPath])
+        #expect(second.status != 0 && second.status != 137 && second.stderr.contains("another bundleidx watch"),
+                "\(second.status) \(second.stderr)")
+        let stats = try run([bundleidxBinary, "stats", "--index", f.indexPath])
+        #expect(stats.stdout.contains("watcher: live"), "\(stats.stdout)")
+    }
+
+    @Test("sync refuses a timeout that is not a positive number instead of waiting forever")
+    func syncTimeoutValidated() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        for value in ["nan", "inf", "-1", "0"] {
+            let r = try run(["timeout", "-s", "KILL", "20", bundleidxBinary, "sync", f.root, "--timeout", value])
+            #expect(r.status == 2, "--timeout \(value): \(r.status) \(r.stderr)")
+        }
+        #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: f.root, timeout: .nan) }
+    }
+
+    @Test("a sync cookie left by a killed sync is removed when a watcher catches up")
+    func staleCookieRemoved() throws {
+        var cookie = ""
+        let h = try WatcherHarness(ReliabilityTests.app) { watcher in
+            // Left by a sync killed while no watcher ran: created before the catch-up.
+            cookie = watcher.roots[0] + "/" + SyncCookie.prefix + "99999-1-1"
+            FileManager.default.createFile(atPath: cookie, contents: nil)
+        }
+        defer { h.stop() }
+        #expect(!cookie.isEmpty && !FileManager.default.fileExists(atPath: cookie))
+    }
+}
+
+@Suite("Reliability: concurrent writers")
+struct ConcurrentWriterTests {
+    @Test("ten first builds into one new index folder at once all succeed")
+    func concurrentFirstBuilds() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        let index = f.root + "-new-index"
+        defer { try? FileManager.default.removeItem(atPath: index) }
+        var processes: [Process] = []
+        for _ in 0..<10 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: bundleidxBinary)
+            p.arguments = ["build", f.root, "--index", index]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            processes.append(p)
+        }
+        for p in processes { try p.run() }
+        for p in processes { p.waitUntilExit() }
+        #expect(processes.map(\.terminationStatus) == Array(repeating: 0, count: 10))
+        #expect(try IndexReader(path: index).bundle(identifier: "com.example.phone") != nil)
+    }
+
+    @Test("build refuses an index a watcher keeps, so the watcher's view stays the index's")
+    func buildRefusesWatchedIndex() throws {
+        let h = try WatcherHarness(ReliabilityTests.app)
+        defer { h.stop() }
+        #expect(throws: BundleIndexError.self) { try IndexBuilder.build(roots: [h.root], indexPath: h.indexPath) }
+        let r = try run([bundleidxBinary, "build", h.root, "--index", h.indexPath])
+        #expect(r.status != 0 && r.stderr.contains("bundleidx watch keeps this index"), "\(r.status) \(r.stderr)")
+    }
+}
