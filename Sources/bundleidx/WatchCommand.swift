@@ -77,20 +77,41 @@ struct WatchCommand: ParsableCommand {
 }
 
 /// SIGINT/SIGTERM write a byte into a pipe the watcher polls (self-pipe: only write(2) runs in
-/// the handler).
+/// the handler), and into a second one a watchdog thread waits on: a watcher busy with a long
+/// catch-up or rescan does not poll, so the watchdog ends the process 3 s after the signal if it
+/// is still running. Nothing is lost: a batch cut short was never committed, and the next
+/// watcher catches up from the index's last commit.
 enum StopSignal {
     nonisolated(unsafe) private static var writeEnd: Int32 = -1
+    nonisolated(unsafe) private static var watchdogWriteEnd: Int32 = -1
+    nonisolated(unsafe) private static var watchdogReadEnd: Int32 = -1
+    /// Seconds between the stop signal and the watchdog's exit.
+    static let grace: UInt32 = 3
 
     static func install() -> Int32 {
         var fds: [Int32] = [0, 0]
         pipe(&fds)
         writeEnd = fds[1]
+        var watchdog: [Int32] = [0, 0]
+        pipe(&watchdog)
+        (watchdogReadEnd, watchdogWriteEnd) = (watchdog[0], watchdog[1])
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { _ in
+            var b: UInt8 = 0
+            while read(StopSignal.watchdogReadEnd, &b, 1) < 0 && errno == EINTR {}
+            sleep(StopSignal.grace)
+            let message = "bundleidx: watch: still busy \(StopSignal.grace) s after the stop signal; exiting without "
+                + "finishing the batch in progress (the index keeps its last commit)\n"
+            writeStderr(message)
+            _exit(0)
+        }, nil)
         var unblock = sigset_t()
         sigemptyset(&unblock)
         for sig in [SIGINT, SIGTERM] {
             signal(sig) { _ in
                 var b: UInt8 = 1
                 _ = write(StopSignal.writeEnd, &b, 1)
+                _ = write(StopSignal.watchdogWriteEnd, &b, 1)
             }
             sigaddset(&unblock, sig)
         }

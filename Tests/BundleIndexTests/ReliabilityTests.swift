@@ -238,3 +238,31 @@ struct ConcurrentWriterTests {
         #expect(r.status != 0 && r.stderr.contains("bundleidx watch keeps this index"), "\(r.status) \(r.stderr)")
     }
 }
+
+@Suite("Reliability: stopping a busy watcher", .tags(.slow),
+       .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))
+struct BusyWatcherTests {
+    @Test("watch exits within 3 s of SIGTERM even in the middle of a long catch-up")
+    func stopsDuringCatchUp() throws {
+        // A tree large enough that catching up takes longer than the grace period here.
+        let tree = makeTempDirectory(prefix: "busy-watch")
+        defer { try? FileManager.default.removeItem(atPath: tree) }
+        let generated = try run(["python3", packageRoot + "/tools/gen-tree", "--out", tree + "/t", "--resources", "150000",
+                                 "--seed", "3"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        watcher.arguments = ["watch", tree + "/t", "--index", tree + "/index"]
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        usleep(300_000)
+        let signalled = Date()
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        let seconds = Date().timeIntervalSince(signalled)
+        #expect(seconds < 3.8, "exited \(seconds) s after SIGTERM")
+        #expect(watcher.terminationReason == .exit && watcher.terminationStatus == 0)
+        // The index answers (the catch-up was cut short or finished; either way it is usable).
+        #expect(try run([bundleidxBinary, "stats", "--index", tree + "/index"]).status == 0)
+    }
+}
