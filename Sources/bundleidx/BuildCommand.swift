@@ -35,6 +35,7 @@ struct BuildCommand: ParsableCommand {
         var lastPrint = 0.0
         let started = Self.now()
         let summary: IndexBuilder.Summary
+        installCrashGuard(options.resolvedPath)
         do {
             summary = try IndexBuilder.build(roots: roots, indexPath: options.resolvedPath) { bundles, resources in
                 guard showProgress else { return }
@@ -49,6 +50,10 @@ struct BuildCommand: ParsableCommand {
             throw fail(error)
         }
         if showProgress { writeStderr("\r\u{1B}[K") }
+        if let replaced = summary.replacedIndex {
+            printWarning("the index at \(options.resolvedPath) could not be used (\(replaced)); this build replaced "
+                         + "it and holds only the roots given now")
+        }
         let shown = verbose ? summary.warnings : Array(summary.warnings.prefix(5))
         for w in shown { printWarning(w) }
         if summary.warnings.count > shown.count {

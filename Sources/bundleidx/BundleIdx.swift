@@ -50,14 +50,20 @@ struct IndexOptions: ParsableArguments {
     func openReader() throws -> IndexReader { try Self.openReader(at: resolvedPath) }
 
     static func openReader(at path: String) throws -> IndexReader {
-        MappedReadGuard.install(message: "bundleidx: error: the index at \(path) is damaged (reading it failed); "
-                                    + "rebuild it with bundleidx build\n", exitCode: Exit.index.rawValue)
+        installCrashGuard(path)
         do {
             return try IndexReader(path: path)
         } catch {
             throw fail(error)
         }
     }
+}
+
+/// Every command that reads an index installs this before opening it: a fault inside the
+/// index's map (a damaged data.mdb) becomes the index error, exit 3, not a signal death.
+func installCrashGuard(_ indexPath: String) {
+    MappedReadGuard.install(message: "bundleidx: error: the index at \(indexPath) is damaged (reading it failed); "
+                                + "rebuild it with bundleidx build\n", exitCode: Exit.index.rawValue)
 }
 
 /// Prints `error` the way users read it and returns the exit code that matches it.

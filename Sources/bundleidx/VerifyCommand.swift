@@ -23,6 +23,7 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let differences: [IndexVerifier.Difference]
         do {
+            installCrashGuard(options.resolvedPath)
             differences = try IndexVerifier.verify(indexPath: options.resolvedPath, roots: roots.isEmpty ? nil : roots)
         } catch { throw fail(error) }
         for d in differences { print(d) }

@@ -266,3 +266,51 @@ struct BusyWatcherTests {
         #expect(try run([bundleidxBinary, "stats", "--index", tree + "/index"]).status == 0)
     }
 }
+
+@Suite("Reliability: rebuild it with bundleidx build")
+struct ReplaceUnusableIndexTests {
+    /// Builds the app into an index, damages the index with `damage`, then runs `bundleidx build`.
+    func buildOver(_ damage: (String) throws -> Void) throws -> (status: Int32, stdout: String, stderr: String, query: Int32) {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        try damage(f.indexPath)
+        let built = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        let query = try run([bundleidxBinary, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath])
+        return (built.status, built.stdout, built.stderr, query.status)
+    }
+
+    @Test("an index of another format version is replaced, with a warning, and then answers")
+    func otherFormatVersion() throws {
+        let r = try buildOver { index in
+            let store = try IndexStore.openForWriting(path: index)
+            try store.environment.write { txn in
+                try txn.put(store.meta, key: Array("version".utf8), value: withUnsafeBytes(of: UInt32(99).littleEndian) { Array($0) })
+            }
+        }
+        #expect(r.status == 0 && r.stderr.contains("replaced") && r.stderr.contains("format version 99"), "\(r.status) \(r.stderr)")
+        #expect(r.query == 0)
+    }
+
+    @Test("a truncated or empty data.mdb is replaced by build instead of killing it with SIGBUS")
+    func truncatedOrEmpty() throws {
+        for size in [4096, 0] {
+            let r = try buildOver { index in
+                let data = index + "/data.mdb"
+                let full = try FileManager.default.attributesOfItem(atPath: data)[.size] as! Int
+                #expect(truncate(data, off_t(size == 0 ? 0 : full - size)) == 0)
+            }
+            #expect(r.status == 0 && r.stderr.contains("replaced"), "\(size): \(r.status) \(r.stderr)")
+            #expect(r.query == 0)
+        }
+    }
+
+    @Test("a folder with other files than an index's is never replaced")
+    func otherFilesAreKept() throws {
+        let r = try buildOver { index in
+            FileManager.default.createFile(atPath: index + "/notes.txt", contents: Data("mine".utf8))
+            let data = index + "/data.mdb"
+            #expect(truncate(data, 0) == 0)
+        }
+        #expect(r.status == 3, "\(r.status) \(r.stderr)")
+    }
+}

@@ -38,7 +38,23 @@ public enum IndexBuilder {
         let unique = Set(absolute).filter { r in !absolute.contains { $0 != r && (r.hasPrefix($0 + "/") || $0 == "/") } }
             .sorted(by: byteOrder)
 
-        let store = try IndexStore.openForWriting(path: indexPath)
+        let store: IndexStore
+        var replaced: String?
+        do {
+            store = try IndexStore.openForWriting(path: indexPath)
+        } catch let error as BundleIndexError where IndexStore.isReplaceable(error, path: indexPath) {
+            // An index of ours that cannot be used (another format version, damage): the advice
+            // "rebuild it with bundleidx build" must work, so it is replaced, and the summary says so.
+            try IndexStore.removeIndexFiles(path: indexPath)
+            switch error {
+            case .unsupportedVersion(_, let found, let supported):
+                replaced = "it had format version \(found); this bundleidx writes version \(supported)"
+            case .corrupt(_, let reason): replaced = "it was damaged: \(reason)"
+            case .notAnIndex(_, let reason): replaced = reason
+            default: replaced = error.description
+            }
+            store = try IndexStore.openForWriting(path: indexPath)
+        }
         // A watcher keeps its own list of the bundles it indexed: bundles written behind its back
         // would stay after they are deleted. Changes reach a watched index through the watcher.
         if store.hasLiveWatcher() {
@@ -76,8 +92,8 @@ public enum IndexBuilder {
             beforeCommit?()
         }
         return Summary(roots: unique, bundles: bundles, resources: resources, seconds: monotonicSeconds() - start,
-                            indexBytes: store.environment.usedBytes(), warnings: warnings,
-                            unreadableDirectories: unreadable, skippedNames: skipped)
+                       indexBytes: store.environment.usedBytes(), warnings: warnings,
+                       unreadableDirectories: unreadable, skippedNames: skipped, replacedIndex: replaced)
     }
 }
 
@@ -100,5 +116,8 @@ extension IndexBuilder {
         public let unreadableDirectories: Int
         /// Names left out because they are not valid UTF-8 (Foundation cannot name them either).
         public let skippedNames: Int
+        /// Why the index that was there could not be used, when the build replaced it (another
+        /// format version, damage); nil otherwise. Roots it held besides these are not in the new one.
+        public let replacedIndex: String?
     }
 }

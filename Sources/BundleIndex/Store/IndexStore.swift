@@ -74,10 +74,54 @@ final class IndexStore: @unchecked Sendable {
         if !hasData && !FileSystem.isEmptyDirectory(path) {
             throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
         }
-        let store = try attach(path: path, environment: try environment(path: path, readOnly: false), create: true)
+        let env = try environment(path: path, readOnly: false)
+        // Writing maps the file too: a data.mdb shorter than its meta page says (truncated) is
+        // damage here as well, reported before a read of a missing page raises SIGBUS.
+        // (The writer lock is not held yet, so a commit in flight may still be extending it.)
+        if hasData {
+            for attempt in 0..<10 {
+                let needed = env.usedBytes()
+                guard stat(path + "/data.mdb", &st) == 0, needed > Int(st.st_size) else { break }
+                if attempt == 9 {
+                    throw BundleIndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(needed) bytes)")
+                }
+                usleep(20_000)
+            }
+        }
+        let store = try attach(path: path, environment: env, create: true)
         store.coverUsedPages()   // after a writer died between its commit and its extension
         return store
     }
+
+    /// Whether `error`, met opening the index at `path` for writing, is about an index of ours
+    /// that cannot be used (another format version, damage, an empty or garbled data file) in a
+    /// folder that holds nothing but index files: then a build may replace it. A foreign LMDB
+    /// environment, a folder with other files or a file in place of the folder are never replaced.
+    static func isReplaceable(_ error: BundleIndexError, path: String) -> Bool {
+        switch error {
+        case .unsupportedVersion, .corrupt:
+            break
+        case .notAnIndex(_, let reason) where unusableDataReasons.contains(reason):
+            break
+        default:
+            return false
+        }
+        guard let names = FileSystem.names(in: path) else { return false }
+        return names.allSatisfy { indexFiles.contains($0) }
+    }
+
+    /// Removes an unusable index's files (see `isReplaceable`), leaving the folder.
+    static func removeIndexFiles(path: String) throws {
+        for name in ["data.mdb", "lock.mdb"] where unlink(path + "/" + name) != 0 && errno != ENOENT {
+            throw BundleIndexError.systemCall("unlink \(path)/\(name)")
+        }
+    }
+
+    /// The files an index folder holds.
+    static let indexFiles: Set<String> = ["data.mdb", "lock.mdb", "watch.lock"]
+    /// `notAnIndex` reasons that mean "an index file that is no longer usable".
+    static let unusableDataReasons: Set<String> = ["data.mdb is empty", "data.mdb is not an LMDB database",
+                                                   "data.mdb was written by an incompatible LMDB"]
 
     /// True while a `bundleidx watch` keeps this index (it holds `watch.lock`; IndexWatcher).
     func hasLiveWatcher() -> Bool {
@@ -110,7 +154,7 @@ final class IndexStore: @unchecked Sendable {
             guard lstat(path + "/" + name, &st) == 0 else { continue }
             switch st.st_mode & S_IFMT {
             case S_IFREG:
-                if name == "data.mdb" && st.st_size == 0 && readOnly {
+                if name == "data.mdb" && st.st_size == 0 {
                     throw BundleIndexError.notAnIndex(path: path, reason: "data.mdb is empty")
                 }
             case S_IFLNK:

@@ -55,6 +55,20 @@ enum FileSystem {
         return Array(out[..<done])
     }
 
+    /// The names in a directory but `.` and `..`, or nil when it cannot be read.
+    static func names(in path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
+
     /// True when `path` is a directory with no entries but `.` and `..` (false when unreadable).
     static func isEmptyDirectory(_ path: String) -> Bool {
         guard let dir = opendir(path) else { return false }
