@@ -1,10 +1,10 @@
-// The request decoder of `bundleidx query --batch`.
+// The request decoder of `bundleidx query --batch` (docs/batch.md, "The request decoder").
 // Standard library only: tools/batch-codec-bench compiles this file into its timing harness.
 
 /// One request line of the batch protocol, decoded: a JSON object whose values are strings,
 /// numbers, booleans, `null`, or flat arrays of those — nothing nested deeper, which is all the
 /// protocol uses. A general JSON parser costs ten times a lookup per line; this one is written
-/// for exactly these objects.
+/// for exactly these objects (docs/batch.md, "Why a narrow codec").
 ///
 /// ```swift
 /// var request = BatchRequest()

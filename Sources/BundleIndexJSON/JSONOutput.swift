@@ -1,4 +1,4 @@
-// JSON written straight into bytes. Standard library only:
+// JSON written straight into bytes (docs/batch.md, "Answers"). Standard library only:
 // tools/batch-codec-bench compiles this file into its timing harness.
 
 /// JSON text appended to a byte buffer that is kept from line to line: the batch protocol's

@@ -1,5 +1,5 @@
-// The batch protocol's request decoder against JSONSerialization: seeded random lines, valid
-// ones decoded alike, invalid ones refused.
+// The batch protocol's request decoder against JSONSerialization (docs/batch.md, "The request
+// decoder"): seeded random lines, valid ones decoded alike, invalid ones refused.
 import Foundation
 import Testing
 import BundleIndexJSON
@@ -54,7 +54,7 @@ struct BatchRequestTests {
             if (try? decoded.decode(line.bytes)) != nil {
                 failures.append("\(line.flaw) decoded: \(printable(line.bytes))")
             }
-            // The difference from JSONSerialization is in the flaws it accepts.
+            // The difference from JSONSerialization is in the flaws it accepts (docs/batch.md).
             if (try? JSONSerialization.jsonObject(with: Data(line.bytes))) != nil {
                 serializationAccepted[line.flaw, default: 0] += 1
             }

@@ -1,5 +1,5 @@
 // batch-codec-bench: the cost of one batch line's parse + emit, per candidate codec, without a
-// lookup. Built and run by tools/batch-codec-bench/run.
+// lookup (docs/batch.md, "Why a narrow codec"). Built and run by tools/batch-codec-bench/run.
 //
 //   main FILE.jsonl [ROUNDS]   FILE: request lines (e.g. a gen-tree queries.jsonl)
 //
