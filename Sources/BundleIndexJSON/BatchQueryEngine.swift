@@ -26,6 +26,8 @@ public final class BatchQueryEngine {
     let context: SearchContext
     let paths: PathForm
     private var bundles: [String: IndexedBundle] = [:]
+    /// The bundle of the previous request: a client often asks one bundle many things in a row.
+    private var last: (reference: String, bundle: IndexedBundle)?
     /// The index generation the cached bundles belong to: a watcher's batch may have changed
     /// their Info.plist or removed them, so they are opened again when it moves.
     private var generation: UInt64?
@@ -73,13 +75,21 @@ public final class BatchQueryEngine {
         let current = try reader.generation()
         if current != generation {
             bundles = [:]
+            last = nil
             generation = current
         }
-        if let b = bundles[reference] { return b }
-        guard let b = try reader.bundle(reference, context: context) else {
-            throw Refusal(description: "bundle not in the index: \(reference)")
+        if let last, last.reference == reference { return last.bundle }
+        let b: IndexedBundle
+        if let cached = bundles[reference] {
+            b = cached
+        } else {
+            guard let opened = try reader.bundle(reference, context: context) else {
+                throw Refusal(description: "bundle not in the index: \(reference)")
+            }
+            bundles[reference] = opened
+            b = opened
         }
-        bundles[reference] = b
+        last = (reference, b)
         return b
     }
 
@@ -115,9 +125,21 @@ public final class BatchQueryEngine {
             let hits = q.has(.loc) ? try b.resources(ofType: type, inDirectory: dir, forLocalization: try q.string(.loc))
                 : try b.resources(ofType: type, inDirectory: dir)
             out.byte(UInt8(ascii: "["))
+            // Every absolute path starts with the same bundle path: escaped once.
+            var prefix = JSONOutput()
+            let bundlePath = hits.first?.bundlePath ?? ""
+            if paths == .absolute { prefix.body(bundlePath) }
             for (i, hit) in hits.enumerated() {
                 if i > 0 { out.byte(UInt8(ascii: ",")) }
-                path(hit, into: &out)
+                if paths == .absolute && hit.relativePath != "." && hit.bundlePath == bundlePath {
+                    out.byte(JSONOutput.quote)
+                    out.bytes.append(contentsOf: prefix.bytes)
+                    out.byte(UInt8(ascii: "/"))
+                    out.body(hit.relativePath)
+                    out.byte(JSONOutput.quote)
+                } else {
+                    path(hit, into: &out)
+                }
             }
             out.byte(UInt8(ascii: "]"))
         case .localizations: out.strings(b.localizations)
@@ -176,35 +198,26 @@ private enum Op: CaseIterable {
 
     /// The op `name` spells, compared byte for byte.
     init?(_ name: String) {
-        guard let op = byteMatch(name, Op.names) else { return nil }
+        guard let op = ShortName(name).flatMap({ n in Op.names.first { $0.0 == n }?.1 }) else { return nil }
         self = op
     }
 
-    static let names: [([UInt8], Op)] = allCases.map { (Array(String(describing: $0).utf8), $0) }
+    static let names: [(ShortName, Op)] = allCases.map { (ShortName(String(describing: $0))!, $0) }
 }
 
 /// The members of a request the engine reads, picked out in one pass (the last of a repeated
 /// key wins); other members are ignored.
 private struct Query {
-    enum Field: Int, CaseIterable {
-        case bundle, op, name, type, dir, loc, key, prefs, from
-
-        /// The field `key` names, compared byte for byte.
-        init?(key: String) {
-            guard let field = byteMatch(key, Field.names) else { return nil }
-            self = field
-        }
-
-        var name: String { String(describing: self) }
-
-        static let names: [([UInt8], Field)] = allCases.map { (Array(String(describing: $0).utf8), $0) }
-    }
+    typealias Field = BatchRequest.ProtocolKey
 
     var bundle, op, name, type, dir, loc, key, prefs, from: BatchRequest.Value?
+    /// Whether a string of the request holds U+0000 (only then are they searched for it).
+    let containsNUL: Bool
 
     init(_ request: BatchRequest) {
+        containsNUL = request.containsNUL
         for member in request.members {
-            switch Field(key: member.key) {
+            switch member.protocolKey {
             case .bundle?: bundle = member.value
             case .op?: op = member.value
             case .name?: name = member.value
@@ -241,7 +254,7 @@ private struct Query {
         switch value(field) {
         case nil, .null?: return nil
         case .string(let s)?:
-            guard !s.utf8.contains(0) else { throw BatchQueryEngine.Refusal(description: "\"\(field.name)\" contains a NUL character") }
+            guard !(containsNUL && hasNUL(s)) else { throw BatchQueryEngine.Refusal(description: "\"\(field.name)\" contains a NUL character") }
             return s
         default: throw BatchQueryEngine.Refusal(description: "\"\(field.name)\" must be a string or null")
         }
@@ -256,7 +269,7 @@ private struct Query {
                 guard case .string(let s) = element else {
                     throw BatchQueryEngine.Refusal(description: "\"\(field.name)\" must be an array of strings")
                 }
-                guard !s.utf8.contains(0) else { throw BatchQueryEngine.Refusal(description: "\"\(field.name)\" contains a NUL character") }
+                guard !(containsNUL && hasNUL(s)) else { throw BatchQueryEngine.Refusal(description: "\"\(field.name)\" contains a NUL character") }
                 return s
             }
         default: throw BatchQueryEngine.Refusal(description: "\"\(field.name)\" must be an array of strings")
@@ -264,8 +277,30 @@ private struct Query {
     }
 }
 
-/// The value whose name has exactly the bytes of `text`.
-private func byteMatch<T>(_ text: String, _ table: [([UInt8], T)]) -> T? {
-    var text = text
-    return text.withUTF8 { bytes in table.first { $0.0.count == bytes.count && $0.0.elementsEqual(bytes) }?.1 }
+/// Whether `s` holds U+0000.
+private func hasNUL(_ s: String) -> Bool {
+    s.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? s.utf8.contains(0)
+}
+
+/// The bytes of a name of up to 16 bytes as two numbers and a length (`"op\u{0}"` is not `"op"`),
+/// so that names compare in three steps; nil for a longer or an empty name (none of the protocol's).
+private struct ShortName: Equatable {
+    let low: UInt64, high: UInt64, count: Int
+
+    init?(_ text: String) {
+        var text = text
+        guard let name = text.withUTF8({ ShortName(bytes: $0) }) else { return nil }
+        self = name
+    }
+
+    init?(bytes: UnsafeBufferPointer<UInt8>) {
+        guard !bytes.isEmpty && bytes.count <= 16 else { return nil }
+        var low: UInt64 = 0, high: UInt64 = 0
+        for (i, b) in bytes.enumerated() {
+            if i < 8 { low |= UInt64(b) << (8 * i) } else { high |= UInt64(b) << (8 * (i - 8)) }
+        }
+        self.low = low
+        self.high = high
+        count = bytes.count
+    }
 }

@@ -43,6 +43,34 @@ public struct BatchRequest: Sendable {
         public var key: String
         /// The value.
         public var value: Value
+        /// The protocol's key that `key` is, byte for byte, if it is one.
+        public var protocolKey: ProtocolKey?
+    }
+
+    /// The keys of the protocol (docs/batch.md, "Requests"), which decoding recognises: each
+    /// comes back as the same string, and its member says which it is.
+    public enum ProtocolKey: Int, CaseIterable, Sendable {
+        case bundle, op, name, type, dir, loc, key, prefs, from
+
+        /// The key as written.
+        public var name: String { Self.names[rawValue] }
+
+        private static let names = allCases.map { String(describing: $0) }
+
+        /// The key `bytes` spell, if they spell one.
+        static func spelled(by bytes: UnsafeBufferPointer<UInt8>) -> ProtocolKey? {
+            func spells(_ key: StaticString) -> Bool {
+                memoryEqual(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), bytes)
+            }
+            switch bytes.count {
+            case 2: return spells("op") ? .op : nil
+            case 3: return spells("dir") ? .dir : spells("loc") ? .loc : spells("key") ? .key : nil
+            case 4: return spells("name") ? .name : spells("type") ? .type : spells("from") ? .from : nil
+            case 5: return spells("prefs") ? .prefs : nil
+            case 6: return spells("bundle") ? .bundle : nil
+            default: return nil
+            }
+        }
     }
 
     /// Why a line is not a request: what was wrong and the byte offset (from 0) where it was seen.
@@ -58,6 +86,10 @@ public struct BatchRequest: Sendable {
     /// The members in the order of the line; a key given twice is here twice (`value(for:)`
     /// answers the last one).
     public private(set) var members: [Member] = []
+
+    /// Whether a string of the line (key or value) holds U+0000, which only `\u0000` can write:
+    /// a caller that refuses U+0000 looks for it only then.
+    public private(set) var containsNUL = false
 
     /// Bytes of a string with escapes, decoded; kept between lines so that decoding allocates
     /// only the strings it returns.
@@ -85,13 +117,17 @@ public struct BatchRequest: Sendable {
     /// `decode(_:)` over contiguous bytes.
     public mutating func decode(_ line: UnsafeBufferPointer<UInt8>) throws(Malformed) {
         members.removeAll(keepingCapacity: true)
+        containsNUL = false
         guard line.count <= Self.maximumLineLength else {
             throw Malformed(reason: "the line is longer than \(Self.maximumLineLength) bytes", offset: Self.maximumLineLength)
         }
         // The scratch buffer moves into the parser and back, never shared (no copy on write).
         var parser = Parser(bytes: line)
         swap(&parser.scratch, &scratch)
-        defer { swap(&parser.scratch, &scratch) }
+        defer {
+            swap(&parser.scratch, &scratch)
+            containsNUL = parser.containsNUL
+        }
         try parser.object(into: &members)
     }
 }
@@ -104,6 +140,31 @@ private let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
 private let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
 private let digit0 = UInt8(ascii: "0"), digit9 = UInt8(ascii: "9"), point = UInt8(ascii: ".")
 
+private func memoryEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    for k in 0..<a.count where a[k] != b[k] { return false }
+    return true
+}
+
+/// Eight bytes at a time: whether a word of text holds a byte a JSON string cannot carry as it
+/// is (`"`, `\\`, a control character), with the classic "has a byte less than" tests, which are
+/// exact when asked whether any byte matches.
+enum PlainBytes {
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    @inline(__always)
+    static func special(_ word: UInt64) -> Bool {
+        lessThan(word ^ (ones &* 0x22), 1) | lessThan(word ^ (ones &* 0x5C), 1) | lessThan(word, 0x20) != 0
+    }
+
+    /// Non-zero when some byte of `word` is below `n` (n ≤ 128).
+    @inline(__always)
+    static func lessThan(_ word: UInt64, _ n: UInt64) -> UInt64 {
+        (word &- ones &* n) & ~word & highBits
+    }
+}
+
 /// One pass over one line. Reads through an unsafe buffer: every index is checked against
 /// `end` before it is read.
 private struct Parser {
@@ -111,6 +172,9 @@ private struct Parser {
     let end: Int
     var i = 0
     var scratch: [UInt8] = []
+    var containsNUL = false
+    /// Which protocol key the last key read was, if any.
+    var lastProtocolKey: BatchRequest.ProtocolKey?
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -155,12 +219,13 @@ private struct Parser {
                     throw fail(current == nil ? "the line ends inside the object" : "expected a key (a string)")
                 }
                 i += 1
-                let key = try string()
+                let key = try string(isKey: true)
+                let protocolKey = lastProtocolKey
                 skipWhitespace()
                 try expect(colon, "':' after the key")
                 skipWhitespace()
                 let value = try value(inArray: false)
-                members.append(BatchRequest.Member(key: key, value: value))
+                members.append(BatchRequest.Member(key: key, value: value, protocolKey: protocolKey))
                 skipWhitespace()
                 guard let c = current else { throw fail("the line ends inside the object") }
                 i += 1
@@ -256,15 +321,30 @@ private struct Parser {
     }
 
     /// After the opening `"`: the string up to its closing quote, escapes decoded, UTF-8 checked.
-    mutating func string() throws(BatchRequest.Malformed) -> String {
+    mutating func string(isKey: Bool = false) throws(BatchRequest.Malformed) -> String {
         let start = i
-        var ascii = true
-        // The common case: no escape; the bytes become the string as they are.
+        // The common case: no escape; the bytes become the string as they are. Eight bytes at a
+        // time up to the first quote, backslash or control character.
+        var seen: UInt64 = 0
+        if let base = bytes.baseAddress {
+            while end - i >= 8 {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                if PlainBytes.special(word) { break }
+                seen |= word
+                i += 8
+            }
+        }
+        var ascii = seen & PlainBytes.highBits == 0
         while i < end {
             let c = bytes[i]
             if c == quote {
                 let run = UnsafeBufferPointer(rebasing: bytes[start..<i])
                 i += 1
+                // The protocol's own keys come back as the same strings every time.
+                if isKey {
+                    lastProtocolKey = ascii ? .spelled(by: run) : nil
+                    if let known = lastProtocolKey { return known.name }
+                }
                 return try text(run, ascii: ascii, at: start)
             }
             if c == backslash { break }
@@ -282,7 +362,11 @@ private struct Parser {
                 // The escapes wrote whole UTF-8 sequences, so checking everything checks the raw
                 // bytes between them: a sequence cut by an escape stays invalid.
                 return try scratch.withUnsafeBufferPointer { (run) throws(BatchRequest.Malformed) -> String in
-                    try text(run, ascii: ascii, at: start)
+                    if isKey {
+                        lastProtocolKey = .spelled(by: run)
+                        if let known = lastProtocolKey { return known.name }
+                    }
+                    return try text(run, ascii: ascii, at: start)
                 }
             }
             if c == backslash {
@@ -332,6 +416,7 @@ private struct Parser {
             } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
                 throw fail("a lone surrogate (\\u\(hex(scalar)) without its high half)", at: at)
             }
+            if scalar == 0 { containsNUL = true }
             appendUTF8(scalar)
         default:
             throw fail("an unknown escape", at: at)

@@ -29,6 +29,81 @@ struct BatchProtocolTests {
         #expect(failures.isEmpty, "\(failures.count) invalid lines; first: \(failures.prefix(5))")
     }
 
+    @Test("answers: strings read back as the same scalars; only \", \\ and controls escaped")
+    func answerStrings() throws {
+        var rng = SeededRandom(state: 4242)
+        for _ in 0..<5_000 {
+            var s = ""
+            for _ in 0..<rng.below(20) {
+                switch rng.below(4) {
+                case 0: s.unicodeScalars.append(UnicodeScalar(UInt8(rng.below(0x80))))
+                case 1: s += ["\"", "\\", "/", "\u{7F}", "\u{2028}", "é", "\u{FEFF}"][rng.below(7)]
+                case 2: s.unicodeScalars.append(UnicodeScalar(UInt32(0x10000 + rng.below(0x100000)))!)
+                default: s.unicodeScalars.append(UnicodeScalar(UInt32(0xA0 + rng.below(0xD700)))!)
+                }
+            }
+            var out = JSONOutput()
+            out.string(s)
+            let read = try BatchRequest(decoding: Array(#"{"s":"#.utf8) + out.bytes + [UInt8(ascii: "}")])
+            #expect(read.value(for: "s") == .string(s), "\(s.unicodeScalars.map(\.value))")
+            // JSONSerialization drops some U+FEFF (BatchRequestTests.byteOrderMarkInStrings).
+            if !s.unicodeScalars.contains("\u{FEFF}") {
+                let back = try JSONSerialization.jsonObject(with: Data(out.bytes), options: .fragmentsAllowed) as? String
+                #expect(back?.unicodeScalars.elementsEqual(s.unicodeScalars) == true, "\(s.unicodeScalars.map(\.value))")
+            }
+            // The expected spelling, scalar by scalar.
+            var expected = "\""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": expected += "\\\""
+                case "\\": expected += "\\\\"
+                case "\n": expected += "\\n"
+                case "\r": expected += "\\r"
+                case "\t": expected += "\\t"
+                case _ where u.value < 0x20: expected += String(format: "\\u%04x", u.value)
+                default: expected.unicodeScalars.append(u)
+                }
+            }
+            #expect(String(decoding: out.bytes, as: UTF8.self) == expected + "\"")
+        }
+        // Path bytes that are not UTF-8 are spelled as a String of them would be.
+        var out = JSONOutput()
+        let bytes: [UInt8] = [0x61, 0xFF, 0x2F, 0xC3, 0xA9, 0xE2, 0x82]
+        bytes.withUnsafeBufferPointer { out.string(utf8: $0) }
+        #expect(String(decoding: out.bytes, as: UTF8.self) == JSONText.quote(String(decoding: bytes, as: UTF8.self)))
+        #expect(String(decoding: out.bytes, as: UTF8.self) == "\"a\u{FFFD}/é\u{FFFD}\"")
+    }
+
+    @Test("paths, resourcePath, bundlePath: the library's absolute paths; the oracle's form relative to the bundle")
+    func pathForms() throws {
+        let fixture = try BundleFixture([
+            "Tool.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.tool", "CFBundleDevelopmentRegion": "en"]),
+            "Tool.app/Contents/Resources/a.png": "", "Tool.app/Contents/Resources/b \"q\" \\.png": "",
+            "Tool.app/Contents/Resources/Images/c.png": "", "Tool.app/Contents/Resources/en.lproj/d.png": "",
+        ])
+        try fixture.build()
+        let reader = try fixture.reader()
+        let bundle = try #require(try reader.bundle("com.example.tool", context: .foundationLinux))
+        let absolute = BatchQueryEngine(reader: reader, profile: .foundationLinux)
+        let relative = BatchQueryEngine(reader: reader, profile: .foundationLinux, paths: .relativeToBundle)
+        func ask(_ engine: BatchQueryEngine, _ request: String) throws -> Any {
+            try JSONSerialization.jsonObject(with: Data(engine.answer(jsonLine: request).utf8), options: .fragmentsAllowed)
+        }
+        for (type, dir) in [("png", nil), (nil, nil), ("png", "Images"), (nil, "Images")] as [(String?, String?)] {
+            let request = JSONText.render([("bundle", .string("com.example.tool")), ("op", .string("paths")),
+                                           ("type", type.map(JSONText.string) ?? .null), ("dir", dir.map(JSONText.string) ?? .null)])
+            let expected = try bundle.paths(forResourcesOfType: type, inDirectory: dir)
+            #expect(!expected.isEmpty)
+            #expect(try ask(absolute, request) as? [String] == expected, "\(request)")
+            #expect(try ask(relative, request) as? [String] == (try bundle.resources(ofType: type, inDirectory: dir)).map(\.relativePath))
+        }
+        let resourcePath = #"{"bundle":"com.example.tool","op":"resourcePath"}"#, bundlePath = #"{"bundle":"com.example.tool","op":"bundlePath"}"#
+        #expect(try ask(absolute, resourcePath) as? String == bundle.resourcePath)
+        #expect(try ask(relative, resourcePath) as? String == "Contents/Resources")
+        #expect(try ask(absolute, bundlePath) as? String == bundle.bundlePath)
+        #expect(try ask(relative, bundlePath) as? String == bundle.bundlePath)
+    }
+
     @Test("the engine refuses U+0000 in names and bundles, numbers where strings go, unknown ops")
     func engineRefusals() throws {
         let (fixture, engine) = try Self.engine()
@@ -41,6 +116,10 @@ struct BatchProtocolTests {
             (#"{"bundle":"com.example.phone","op":"info"}"#, "missing \"key\""),
             (#"{"bundle":"com.example.phone","op":"nope"}"#, "unknown op nope"),
             (#"{"bundle":"com.example.phone"}"#, "missing \"op\""),
+            (#"{"bundle":"com.example.phone","op\u0000":"dev"}"#, "missing \"op\""),
+            (#"{"bundle":"com.example.phone","op":"dev\u0000"}"#, "\"op\" contains a NUL character"),
+            (#"{"bundle":"com.example.phone","op":"infoKeys\u0000"}"#, "\"op\" contains a NUL character"),
+            (#"{"bundle":"com.example.phone","op":"info\u212Aeys"}"#, "unknown op info\u{212A}eys"),
             (#"{"op":"dev","bundle":""}"#, "missing \"bundle\""),
             (#"{"bundle":"com.example.none","op":"dev"}"#, "bundle not in the index: com.example.none"),
             (#"{"bundle":"com.example.phone","op":"dev"} x"#, "malformed request at byte 42: unexpected text after the object"),

@@ -98,6 +98,7 @@ struct BatchRequestTests {
     func repeatedKeys() throws {
         let request = try BatchRequest(decoding: Array(#"{"op":"path","op":"url","\u006fp":"dev","K":1,"\u212a":2}"#.utf8))
         #expect(request.members.count == 5)
+        #expect(request.members.map(\.protocolKey) == [.op, .op, .op, nil, nil], "escapes decoded, then compared")
         #expect(request.value(for: "op") == .string("dev"))
         #expect(request.value(for: "K") == .number(1), "the Kelvin sign is another key than K")
         #expect(request.value(for: "\u{212A}") == .number(2))
@@ -107,7 +108,11 @@ struct BatchRequestTests {
     static func difference(_ mine: BatchRequest, _ theirs: [String: Any]) -> String? {
         // Keys by their scalars: Swift's String equality would merge canonically equivalent keys.
         var folded: [[UInt32]: BatchRequest.Value] = [:]
-        for member in mine.members { folded[member.key.unicodeScalars.map(\.value)] = member.value }
+        for member in mine.members {
+            folded[member.key.unicodeScalars.map(\.value)] = member.value
+            let spelled = BatchRequest.ProtocolKey.allCases.first { $0.name.utf8.elementsEqual(member.key.utf8) }
+            guard member.protocolKey == spelled else { return "key \(member.key) taken for \(String(describing: member.protocolKey))" }
+        }
         var other: [[UInt32]: Any] = [:]
         for (key, value) in theirs { other[key.unicodeScalars.map(\.value)] = value }
         guard folded.count == other.count else { return "\(folded.count) keys, JSONSerialization \(other.count)" }
@@ -292,7 +297,10 @@ struct RequestLineGenerator {
     mutating func invalidLine(_ flaw: Flaw) -> [UInt8] {
         let head = #"{"bundle":"com.example.phone","op":"path","name":"#
         let good = "\"" + stringBody() + "\""
-        func inString(_ bad: String) -> String { head + "\"a" + bad + "b\"}" }
+        // Plain text of any length around a flaw inside a string: the decoder reads eight bytes at
+        // a time, and the flaw must be found at every offset ("z" is no hexadecimal digit).
+        let before = String(repeating: "a", count: rng.below(20)), after = String(repeating: "z", count: rng.below(20))
+        func inString(_ bad: String) -> String { head + "\"" + before + bad + after + "\"}" }
         switch flaw {
         case .badEscape:
             return Array(inString(["\\x", "\\u12G4", "\\u12", "\\U0041", "\\a", "\\'", "\\\u{e9}", "\\0"][rng.below(8)]).utf8)
@@ -300,11 +308,11 @@ struct RequestLineGenerator {
             let high = unicodeEscape(UInt32(0xD800 + rng.below(0x400))), low = unicodeEscape(UInt32(0xDC00 + rng.below(0x400)))
             return Array(inString([high, low, high + "x", high + "\\u0041", high + high, low + high, high + "\\n"][rng.below(7)]).utf8)
         case .rawControl:
-            return Array(head.utf8) + [0x22, UInt8(rng.below(0x20)), 0x22, 0x7D]
+            return Array((head + "\"" + before).utf8) + [UInt8(rng.below(0x20))] + Array((after + "\"}").utf8)
         case .notUTF8:
             let bad: [[UInt8]] = [[0xFF], [0xFE], [0x80], [0xC0, 0xAF], [0xC1, 0xBF], [0xE0, 0x80, 0xAF], [0xE2, 0x82],
                                   [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0xC3]]
-            return Array((head + "\"a").utf8) + bad[rng.below(bad.count)] + Array("b\"}".utf8)
+            return Array((head + "\"" + before).utf8) + bad[rng.below(bad.count)] + Array((after + "\"}").utf8)
         case .nested:
             return Array((head + good + ",\"x\":" + [#"{"a":1}"#, "{}", "[[]]", #"["a",["b"]]"#, #"[{"a":"b"}]"#][rng.below(5)] + "}").utf8)
         case .hugeNumber:
