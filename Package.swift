@@ -39,7 +39,7 @@ let package = Package(
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         // The JSON faces of the library: `--json` output and the batch protocol (docs/architecture.md).
-        .target(name: "BundleIndexJSON", dependencies: ["BundleIndex"]),
+        .target(name: "BundleIndexJSON", dependencies: ["BundleIndex", .product(name: "SystemPackage", package: "swift-system")]),
         .executableTarget(
             name: "bundleidx",
             dependencies: [

@@ -25,37 +25,43 @@ public indirect enum JSONText: CustomStringConvertible {
 
     /// The value as compact JSON text.
     public var description: String {
+        var out = JSONOutput()
+        write(to: &out)
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+
+    /// Appends the value's text to `out`.
+    func write(to out: inout JSONOutput) {
         switch self {
-        case .string(let s): return Self.quote(s)
-        case .int(let i): return String(i)
-        case .double(let d): return d.isFinite ? String(d) : "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .null: return "null"
-        case .array(let a): return "[" + a.map(\.description).joined(separator: ",") + "]"
-        case .object(let o): return "{" + o.map { Self.quote($0.0) + ":" + $0.1.description }.joined(separator: ",") + "}"
+        case .string(let s): out.string(s)
+        case .int(let i): out.body(String(i))
+        case .double(let d): d.isFinite ? out.body(String(d)) : out.null()
+        case .bool(let b): out.bool(b)
+        case .null: out.null()
+        case .array(let a):
+            out.byte(UInt8(ascii: "["))
+            for (i, element) in a.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                element.write(to: &out)
+            }
+            out.byte(UInt8(ascii: "]"))
+        case .object(let o):
+            out.byte(UInt8(ascii: "{"))
+            for (i, member) in o.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.string(member.0)
+                out.byte(UInt8(ascii: ":"))
+                member.1.write(to: &out)
+            }
+            out.byte(UInt8(ascii: "}"))
         }
     }
 
     /// `s` as a JSON string literal: `"`, `\\` and control characters escaped, nothing else.
     public static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
+        var out = JSONOutput()
+        out.string(s)
+        return String(decoding: out.bytes, as: UTF8.self)
     }
 
     /// An array of strings.

@@ -91,9 +91,6 @@ var stderrIsTerminal: Bool { isatty(2) != 0 }
 /// Writes to file descriptor 2 directly (Swift 6 forbids touching the C `stderr` global).
 func writeStderr(_ text: String) { writeAll(2, text) }
 
-/// Unbuffered standard output, for answers a peer waits for.
-func writeStdout(_ text: String) { writeAll(1, text) }
-
 private func writeAll(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)
     var done = 0

@@ -26,10 +26,11 @@ struct QueryCommand: ParsableCommand {
           echo '{"bundle":"com.example.phone","op":"path","name":"icon","type":"png","dir":null}' \\
             | bundleidx query --batch
 
-        --batch reads one JSON query per line on standard input and writes one JSON answer per
-        line, in the differential oracle's format (ops path, url, paths, localizations, dev,
-        preferred, preferredFrom, resourcePath, bundlePath, identifier, infoKeys, info; each
-        line names its "bundle"). Paths in batch answers are relative to the bundle root.
+        --batch reads one JSON request per line on standard input and writes one JSON answer per
+        line, in order, each before the next request is read (docs/batch.md). Each request names
+        its "bundle" and an "op": path, url, paths, localizations, dev, preferred, preferredFrom,
+        resourcePath, bundlePath, identifier, infoKeys, info. Paths in answers are absolute,
+        as a single query prints them; a bad line gets {"error": "..."}.
         """
     )
 
@@ -79,12 +80,10 @@ struct QueryCommand: ParsableCommand {
     }
 
     private func runBatch(_ reader: IndexReader, _ context: SearchContext) throws {
-        let engine = BatchQueryEngine(reader: reader, profile: context)
-        while let line = readLine(strippingNewline: true) {
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            // One answer per query, written at once: a program driving the batch through a
-            // pipe reads each answer before it sends the next query.
-            writeStdout(engine.answer(jsonLine: line) + "\n")
+        do {
+            try BatchQueryEngine(reader: reader, profile: context).serve(input: 0, output: 1)
+        } catch {
+            throw fail(error)
         }
     }
 }

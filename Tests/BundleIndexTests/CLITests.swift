@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+import BundleIndexJSON
 
 @Suite("bundleidx command line")
 struct CLITests {
@@ -88,11 +89,72 @@ struct CLITests {
         let out = try cli(f, ["query", "--batch", "--profile", "foundation-linux"], input: input)
         let lines = out.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 5)
-        #expect(lines[0] == "\"icon-linux.png\"", "paths are relative to the bundle root")
+        #expect(lines[0] == "\"\(f.root)/Phone.app/icon-linux.png\"", "paths are absolute, as a single query prints them")
         #expect(lines[1] == "[\"en\"]")
         #expect(lines[2].contains("error"))
         #expect(lines[3].contains("error"))
         #expect(lines[4].contains("error"))
+    }
+
+    @Test("--batch answers are the paths single queries print, for the same lookups")
+    func batchAnswersEqualSingleQueries() throws {
+        let f = try BundleFixture([
+            "Tool.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.tool", "CFBundleDevelopmentRegion": "en"]),
+            "Tool.app/Contents/Resources/icon.png": "", "Tool.app/Contents/Resources/icon~ipad.png": "",
+            "Tool.app/Contents/Resources/Images/logo.png": "", "Tool.app/Contents/Resources/Images/logo-linux.png": "",
+            "Tool.app/Contents/Resources/Data/": "", "Tool.app/Contents/Resources/Data/table.json": "",
+            "Tool.app/Contents/Resources/en.lproj/Localizable.strings": "",
+            "Tool.app/Contents/Resources/fr.lproj/Localizable.strings": "",
+            "Tool.app/Contents/Resources/fr.lproj/only-fr.txt": "",
+            "Tool.app/Contents/Resources/caf\u{E9} \"quoted\" \\ name.txt": "",
+            "Tool.app/Contents/Resources/\u{1F600}.txt": "",
+        ])
+        try f.build()
+        let tool = f.root + "/Tool.app"
+        // (bundle, name, type, dir, localization)
+        let lookups: [(String, String?, String?, String?, String?)] = [
+            ("com.example.tool", "icon", "png", nil, nil), (tool, "icon", "png", nil, nil),
+            ("com.example.tool", "logo", "png", "Images", nil), ("com.example.tool", "logo.png", nil, "Images", nil),
+            ("com.example.tool", "Data", nil, nil, nil), ("com.example.tool", "table", "json", "Data", nil),
+            ("com.example.tool", "Localizable", "strings", nil, nil), ("com.example.tool", "Localizable", "strings", nil, "fr"),
+            ("com.example.tool", "only-fr", "txt", nil, nil), ("com.example.tool", "only-fr", "txt", nil, "fr"),
+            ("com.example.tool", "caf\u{E9} \"quoted\" \\ name", "txt", nil, nil), ("com.example.tool", "\u{1F600}", "txt", nil, nil),
+            ("com.example.tool", nil, "json", "Data", nil), ("com.example.tool", "missing", "png", nil, nil),
+            ("com.example.tool", "icon", "png", "Nope", nil), (tool, "../Info", "plist", nil, nil),
+        ]
+        var batch = ""
+        for (bundle, name, type, dir, localization) in lookups {
+            for op in ["path", "url"] {
+                var members: [(String, JSONText)] = [("bundle", .string(bundle)), ("op", .string(op)),
+                                                     ("name", name.map(JSONText.string) ?? .null),
+                                                     ("type", type.map(JSONText.string) ?? .null), ("dir", dir.map(JSONText.string) ?? .null)]
+                if let localization { members.append(("loc", .string(localization))) }
+                batch += JSONText.render(members) + "\n"
+            }
+        }
+        let answers = try cli(f, ["query", "--batch", "--profile", "foundation-linux"], input: batch).stdout.split(separator: "\n")
+        #expect(answers.count == 2 * lookups.count)
+        for (i, (bundle, name, type, dir, localization)) in lookups.enumerated() where 2 * i + 1 < answers.count {
+            var arguments = ["query", bundle] + (name.map { [$0] } ?? [])
+            if let type { arguments += ["--type", type] }
+            if let dir { arguments += ["--dir", dir] }
+            if let localization { arguments += ["--localization", localization] }
+            let single = try cli(f, arguments + ["--profile", "foundation-linux"])
+            let json = try cli(f, arguments + ["--profile", "foundation-linux", "--json"])
+            let singleObject = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let path = try JSONSerialization.jsonObject(with: Data(answers[2 * i].utf8), options: .fragmentsAllowed)
+            let url = try JSONSerialization.jsonObject(with: Data(answers[2 * i + 1].utf8), options: .fragmentsAllowed)
+            if single.status == 0 {
+                #expect((path as? String).map { $0 + "\n" } == single.stdout, "\(arguments)")
+                #expect((url as? [String: Any])?["path"] as? String == singleObject?["path"] as? String, "\(arguments)")
+                #expect((url as? [String: Any])?["isDir"] as? Bool == singleObject?["isDirectory"] as? Bool, "\(arguments)")
+            } else {
+                #expect(single.status == 1 && single.stdout.isEmpty, "\(arguments): \(single)")
+                #expect(path is NSNull && url is NSNull, "\(arguments): \(answers[2 * i]) \(answers[2 * i + 1])")
+            }
+        }
+        #expect(answers.contains { $0.contains("caf\u{E9} \\\"quoted\\\" \\\\ name.txt") }, "quotes and backslashes escaped, UTF-8 as it is")
+        #expect(!answers.contains { $0.contains("\\/") }, "no escaped slashes")
     }
 
     @Test("bundles, info and stats work on a built index")

@@ -5,7 +5,7 @@
 //   gen/<seed>-<size>/{<Bundle>.<ext>/, expected.json}   random bundles from gen.py, all 8 layouts
 //   scenarios/<S-id>/{<Bundle>.<ext>/, expected.json}    hand-made scenarios from scenarios.py
 // expected.json = {"bundle": <bundle dir name>, "cases": [{"q": QUERY, "a": ANSWER}, ...], ...};
-// query/answer format: docs/batch-queries.md. Every bundle sits alone in its folder, and that
+// query/answer format: docs/batch.md (the oracle's relative paths). Every bundle sits alone in its folder, and that
 // folder is what we index as a root; the S10 folder has no bundle at all (answers: {"error":...}).
 import Foundation
 import Testing
@@ -188,7 +188,8 @@ enum Conformance {
         do {
             _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
             let reader = try IndexReader(path: scratch + "/index")
-            engine = BatchQueryEngine(reader: reader, profile: context(doc))
+            // The oracle answers paths relative to the bundle root.
+            engine = BatchQueryEngine(reader: reader, profile: context(doc), paths: .relativeToBundle)
         } catch {
             // Count every case of the file as failed: none of them could be asked.
             return (cases.count, cases.map { c in
@@ -208,7 +209,7 @@ enum Conformance {
             }
             // The oracle's query plus the absolute bundle path. `q` comes from JSONSerialization,
             // so a JSON null "loc" is an NSNull entry and stays present (-> forLocalization: nil),
-            // while an absent "loc" stays absent (-> the 3-argument API); docs/batch-queries.md.
+            // while an absent "loc" stays absent (-> the 3-argument API); docs/batch.md.
             var query = q
             query["bundle"] = bundlePath
             let line = compactJSON(query)

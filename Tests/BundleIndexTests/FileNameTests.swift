@@ -65,6 +65,20 @@ struct FileNameTests {
         #expect(PathComponents.removingDotSegments("/Images//i.png") == "/Images//i.png")
     }
 
+    @Test("Returned paths: the shortcut for paths without dot segments changes no answer")
+    func dotSegmentShortcut() {
+        let segments = ["", ".", "..", "...", "a", ".a", "a.", "..a", "a..", "é"]
+        var paths = [""]
+        for _ in 0..<3 { paths += paths.flatMap { p in segments.map { p.isEmpty ? $0 : p + "/" + $0 } } }
+        paths += paths.map { "/" + $0 }
+        for path in Set(paths) {
+            #expect(PathComponents.removingDotSegments(path) == PathComponents.resolvingDotSegments(path), "\(path)")
+            if !PathComponents.hasDotSegment(path) {
+                #expect(PathComponents.resolvingDotSegments(path) == path, "\(path)")
+            }
+        }
+    }
+
     /// `_CFBundleCheckFileProductAndPlatform` written directly from docs/search-pattern.md,
     /// "Variants in one directory", on the whole path
     /// `prefix + component`: the reference for `classify(prefix:component:)`, which searches

@@ -127,13 +127,15 @@ struct StormTests {
         "Stable2.app/Contents/Resources/fr.lproj/a.txt": "", "Stable2.app/Contents/Resources/b.txt": "",
     ]
 
-    /// Batch query lines and their answers, which are compared as parsed JSON values.
+    /// Batch query lines and their answers (ROOT: the fixture's root), which are compared as
+    /// parsed JSON values.
     static let queries: [(String, String)] = [
-        (#"{"bundle":"stable.one","op":"path","name":"icon","type":"png","dir":null}"#, #""icon.png""#),
-        (#"{"bundle":"stable.one","op":"path","name":"logo","type":"png","dir":null}"#, #""logo-linux.png""#),
-        (#"{"bundle":"stable.one","op":"path","name":"Localizable","type":"strings","dir":null}"#, #""en.lproj/Localizable.strings""#),
-        (#"{"bundle":"stable.two","op":"path","name":"a","type":"txt","dir":null}"#, #""Contents/Resources/fr.lproj/a.txt""#),
-        (#"{"bundle":"stable.two","op":"paths","type":"txt","dir":null}"#, #"["Contents/Resources/b.txt","Contents/Resources/fr.lproj/a.txt"]"#),
+        (#"{"bundle":"stable.one","op":"path","name":"icon","type":"png","dir":null}"#, #""ROOT/Stable1.app/icon.png""#),
+        (#"{"bundle":"stable.one","op":"path","name":"logo","type":"png","dir":null}"#, #""ROOT/Stable1.app/logo-linux.png""#),
+        (#"{"bundle":"stable.one","op":"path","name":"Localizable","type":"strings","dir":null}"#, #""ROOT/Stable1.app/en.lproj/Localizable.strings""#),
+        (#"{"bundle":"stable.two","op":"path","name":"a","type":"txt","dir":null}"#, #""ROOT/Stable2.app/Contents/Resources/fr.lproj/a.txt""#),
+        (#"{"bundle":"stable.two","op":"paths","type":"txt","dir":null}"#,
+         #"["ROOT/Stable2.app/Contents/Resources/b.txt","ROOT/Stable2.app/Contents/Resources/fr.lproj/a.txt"]"#),
     ]
 
     /// The JSON value of one answer line, for comparing answers whatever their spelling.
@@ -214,7 +216,7 @@ struct StormTests {
             let lines = ((try? String(contentsOfFile: work + "/out\(i)", encoding: .utf8)) ?? "").split(separator: "\n")
             #expect(lines.count >= Self.queries.count, "reader \(i) answered \(lines.count) queries")
             #expect(lines.count % Self.queries.count == 0, "reader \(i): an answer is missing")
-            let expected = Self.queries.map { Self.parsed($0.1) }
+            let expected = Self.queries.map { Self.parsed($0.1.replacingOccurrences(of: "ROOT", with: root)) }
             for (n, line) in lines.enumerated() where Self.parsed(line) != expected[n % expected.count] {
                 Issue.record("reader \(i) line \(n): \(line)")
                 break

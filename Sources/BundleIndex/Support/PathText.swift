@@ -45,6 +45,12 @@ enum PathComponents {
     /// CFURL's `.path` does to the relative URLs of type lookups and arrays
     /// (docs/search-pattern.md, "Returned paths").
     static func removingDotSegments(_ path: String) -> String {
+        // Most paths have no `.` or `..` segment, and then nothing changes.
+        hasDotSegment(path) ? resolvingDotSegments(path) : path
+    }
+
+    /// `removingDotSegments` without the shortcut: the algorithm itself.
+    static func resolvingDotSegments(_ path: String) -> String {
         var input = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let leadingSlash = path.hasPrefix("/")
         if leadingSlash { input.removeFirst() }
@@ -61,5 +67,27 @@ enum PathComponents {
             }
         }
         return (leadingSlash ? "/" : "") + out.joined(separator: "/")
+    }
+
+    /// Whether a `/`-separated segment of `path` is `.` or `..`.
+    static func hasDotSegment(_ path: String) -> Bool {
+        path.utf8.withContiguousStorageIfAvailable(hasDotSegment) ?? Array(path.utf8).withUnsafeBufferPointer(hasDotSegment)
+    }
+
+    /// `hasDotSegment` over UTF-8 bytes.
+    static func hasDotSegment(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        var start = 0
+        while start < bytes.count {
+            // A segment starts at `start`; only one that starts with a dot can be `.` or `..`.
+            if bytes[start] == dot {
+                let second = start + 1 < bytes.count ? bytes[start + 1] : slash
+                if second == slash { return true }
+                if second == dot && (start + 2 == bytes.count || bytes[start + 2] == slash) { return true }
+            }
+            guard let next = bytes[start...].firstIndex(of: slash) else { return false }
+            start = next + 1
+        }
+        return false
     }
 }

@@ -1,5 +1,5 @@
 // When does an answer of ours agree with the differential oracle (tools/oracle/oracle.swift)?
-// Formats: docs/batch-queries.md, "Answers" and "Order, and how the oracle compares".
+// Formats: docs/batch.md, "Paths relative to the bundle" and "Order, and how the oracle compares".
 import Foundation
 
 /// `expected` is the oracle's answer and `actual` ours, both as parsed by JSONSerialization.
