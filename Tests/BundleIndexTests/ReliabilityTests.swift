@@ -244,11 +244,14 @@ struct ConcurrentWriterTests {
 struct BusyWatcherTests {
     @Test("watch exits within 3 s of SIGTERM even in the middle of a long catch-up")
     func stopsDuringCatchUp() throws {
-        // A tree large enough that catching up takes longer than the grace period here.
+        // A tree large enough that catching up takes longer than the grace period here, made
+        // without worker processes: a child started from the test runner's threads inherits
+        // their mask, which blocks most signals, and in one full-suite run gen-tree's worker
+        // pool then hung (workers gone, the parent waiting on them).
         let tree = makeTempDirectory(prefix: "busy-watch")
         defer { try? FileManager.default.removeItem(atPath: tree) }
         let generated = try run(["python3", packageRoot + "/tools/gen-tree", "--out", tree + "/t", "--resources", "150000",
-                                 "--seed", "3"])
+                                 "--seed", "3", "--jobs", "1"])
         #expect(generated.status == 0, "\(generated.stderr)")
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: bundleidxBinary)
