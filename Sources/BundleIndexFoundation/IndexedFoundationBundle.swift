@@ -189,11 +189,48 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         source?.bundle.preferredLocalizations ?? super.preferredLocalizations
     }
 
+    /// `Bundle.infoDictionary` from the index (as Foundation's: the Info.plist the profile reads,
+    /// with CF's `CFBundleNumericVersion`), as Foundation objects: `NSString`, `NSNumber`,
+    /// `NSDate`, `NSData`, arrays and dictionaries of them.
+    open override var infoDictionary: [String: Any]? {
+        guard let source else { return super.infoDictionary }
+        return source.bundle.infoDictionary.mapValues(\.foundationObject)
+    }
+
+    /// `Bundle.localizedInfoDictionary` from the index: the `InfoPlist.strings` the search finds.
+    open override var localizedInfoDictionary: [String: Any]? {
+        answer({ s in try s.bundle.localizedInfoDictionary()?.mapValues(\.foundationObject) },
+               else: { super.localizedInfoDictionary })
+    }
+
+    /// `Bundle.object(forInfoDictionaryKey:)` from the index: the localized dictionary's value when
+    /// there is one (even without the key), else Info.plist's, as on Linux.
+    open override func object(forInfoDictionaryKey key: String) -> Any? {
+        answer({ s in try s.bundle.object(forInfoDictionaryKey: key)?.foundationObject },
+               else: { super.object(forInfoDictionaryKey: key) })
+    }
+
     /// `CFBundleDevelopmentRegion`, or nil when Info.plist has none (or it is empty or not a
     /// string): there Foundation on Linux traps, this answers nil as Apple's Foundation does.
     open override var developmentLocalization: String? {
         if let source { return source.bundle.developmentLocalization }
         guard let region = infoDictionary?["CFBundleDevelopmentRegion"] as? String, !region.isEmpty else { return nil }
         return super.developmentLocalization
+    }
+}
+
+extension PropertyListValue {
+    /// The object Foundation's property-list reader makes of this value.
+    var foundationObject: Any {
+        switch self {
+        case .string(let v): return NSString(string: v)
+        case .integer(let v): return NSNumber(value: v)
+        case .real(let v): return NSNumber(value: v)
+        case .bool(let v): return NSNumber(value: v)
+        case .date(let v): return NSDate(timeIntervalSince1970: v)
+        case .data(let v): return NSData(bytes: v, length: v.count)
+        case .array(let v): return v.map(\.foundationObject)
+        case .dictionary(let v): return v.mapValues(\.foundationObject)
+        }
     }
 }

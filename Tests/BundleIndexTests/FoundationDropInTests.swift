@@ -93,6 +93,52 @@ struct FoundationDropInTests {
         tally.report("link")
         #expect(tally.mismatches.isEmpty, "see the dropin[link] lines above")
     }
+    @Test("Info.plist values of every kind come out as Foundation's objects")
+    func infoPlistKinds() throws {
+        let info: [String: Any] = [
+            "CFBundleIdentifier": "com.example.kinds", "CFBundleDevelopmentRegion": "en", "CFBundleVersion": "2.1",
+            "Date": Date(timeIntervalSince1970: 1_234_567_890), "Data": Data([0, 1, 254, 255]), "Real": 0.1,
+            "True": true, "False": false, "Big": Int64.max, "Negative": -7,
+            "Nested": ["a": [1, "b", ["c": false]], "empty": [String: Any]()] as [String: Any], "Unicode": "caf\u{E9} \u{1F600}",
+        ]
+        let fixture = try BundleFixture([
+            "Kinds.app/Info.plist": String(decoding: try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0),
+                                           as: UTF8.self),
+            "Kinds.app/en.lproj/InfoPlist.strings": "\"CFBundleName\" = \"Sorts\";\n\"Real\" = \"text\";\n",
+        ])
+        try fixture.build()
+        let path = fixture.root + "/Kinds.app"
+        let dropIn = try #require(IndexedFoundationBundle(path: path, index: fixture.indexPath))
+        let reference = try #require(Bundle(path: path))
+        #expect(dropIn.isIndexed)
+        #expect(dropIn.localizedInfoDictionary != nil)
+        var tally = DropInTally()
+        tally.compare(dropIn, reference, cases: [], file: path)
+        tally.report("kinds")
+        #expect(tally.mismatches.isEmpty, "see the dropin[kinds] lines above")
+        #expect(dropIn.infoDictionary?["Date"] as? Date == Date(timeIntervalSince1970: 1_234_567_890))
+        // On Linux a localized dictionary answers alone, even without the key (L-no-info-fallback).
+        #expect(dropIn.object(forInfoDictionaryKey: "Date") == nil)
+        #expect(dropIn.object(forInfoDictionaryKey: "CFBundleName") as? String == "Sorts")
+        #expect(dropIn.infoDictionary?["Big"] as? Int64 == Int64.max)
+    }
+
+    @Test("resource lookups follow the index's current state, where Foundation keeps what it read")
+    func followsTheIndex() throws {
+        let fixture = try BundleFixture([
+            "Fresh.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.fresh", "CFBundleDevelopmentRegion": "en"]),
+            "Fresh.app/old.txt": "",
+        ])
+        try fixture.build()
+        let path = fixture.root + "/Fresh.app"
+        let dropIn = try #require(IndexedFoundationBundle(path: path, index: fixture.indexPath))
+        #expect(dropIn.path(forResource: "new", ofType: "txt") == nil)
+        #expect(dropIn.path(forResource: "old", ofType: "txt") == path + "/old.txt")
+        try fixture.add(["Fresh.app/new.txt": ""])
+        try fixture.build()
+        #expect(dropIn.path(forResource: "new", ofType: "txt") == path + "/new.txt")
+        #expect(dropIn.paths(forResourcesOfType: "txt", inDirectory: nil).sorted() == [path + "/new.txt", path + "/old.txt"])
+    }
 }
 
 /// One corpus folder: the bundle alone in it and the oracle's queries.
@@ -136,6 +182,14 @@ private struct DropInTally {
             check(d.developmentLocalization == f.developmentLocalization, "\(at) developmentLocalization")
         } else {
             check(d.developmentLocalization == nil, "\(at) developmentLocalization without a region")
+        }
+        check(Self.plistText(d.infoDictionary) == Self.plistText(f.infoDictionary), "\(at) infoDictionary \(Self.plistText(d.infoDictionary)) vs \(Self.plistText(f.infoDictionary))")
+        check(Self.plistText(d.localizedInfoDictionary) == Self.plistText(f.localizedInfoDictionary),
+              "\(at) localizedInfoDictionary \(Self.plistText(d.localizedInfoDictionary)) vs \(Self.plistText(f.localizedInfoDictionary))")
+        let asked = cases.compactMap { ($0["q"] as? [String: Any])?["key"] as? String }
+        for key in Set(asked + (f.infoDictionary ?? [:]).keys + (f.localizedInfoDictionary ?? [:]).keys + ["NoSuchKey"]) {
+            let (mine, theirs) = (Self.plistText(d.object(forInfoDictionaryKey: key)), Self.plistText(f.object(forInfoDictionaryKey: key)))
+            check(mine == theirs, "\(at) object(forInfoDictionaryKey: \(key)) \(mine) vs \(theirs)")
         }
         for c in cases {
             guard let q = c["q"] as? [String: Any] else { continue }
@@ -191,6 +245,32 @@ private struct DropInTally {
             urls(b).map { list in Self.canonicalRuns(list.map { ($0.path ?? "?") + ($0.hasDirectoryPath ? "/" : "") }) }
         }
         check(described(d) == described(f), "urls " + what)
+    }
+
+    /// A property-list object as text that tells its kinds apart (booleans, integers, reals),
+    /// whichever Foundation classes carry it.
+    private static func plistText(_ value: Any?) -> String {
+        guard let value else { return "nil" }
+        if let d = value as? [String: Any] {
+            return "{" + d.keys.sorted().map { "\($0)=\(Self.plistText(d[$0]))" }.joined(separator: ",") + "}"
+        }
+        if let d = value as? NSDictionary {
+            return Self.plistText(Dictionary(uniqueKeysWithValues: d.map { ("\($0.key)", $0.value) }))
+        }
+        if let a = value as? [Any] { return "[" + a.map { Self.plistText($0) }.joined(separator: ",") + "]" }
+        if let a = value as? NSArray { return Self.plistText(a.map { $0 }) }
+        if let n = value as? NSNumber {
+            // The kind, not the C type: NSNumber picks its storage width itself.
+            let kind = switch String(cString: n.objCType) { case "c", "B": "bool"; case "f", "d": "real"; default: "int" }
+            return "\(kind):\(n)"
+        }
+        if let s = value as? NSString { return "s:" + String(s).unicodeScalars.map { "\($0.value)" }.joined(separator: ".") }
+        if let s = value as? String { return "s:" + s.unicodeScalars.map { "\($0.value)" }.joined(separator: ".") }
+        if let t = value as? NSDate { return "d:\(t.timeIntervalSince1970)" }
+        if let t = value as? Date { return "d:\(t.timeIntervalSince1970)" }
+        if let x = value as? NSData { return "x:" + Data(x).base64EncodedString() }
+        if let x = value as? Data { return "x:" + x.base64EncodedString() }
+        return "?\(type(of: value))"
     }
 
     /// `paths(forResourcesOfType:…)`, with or without `forLocalization:`.
