@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "BundleIndex", targets: ["BundleIndex"]),
+        .library(name: "BundleIndexFoundation", targets: ["BundleIndexFoundation"]),
         .executable(name: "bundleidx", targets: ["bundleidx"]),
     ],
     dependencies: [
@@ -40,6 +41,8 @@ let package = Package(
         ),
         // The JSON faces of the library: `--json` output and the batch protocol (docs/architecture.md).
         .target(name: "BundleIndexJSON", dependencies: ["BundleIndex", .product(name: "SystemPackage", package: "swift-system")]),
+        // `IndexedFoundationBundle`, a `Bundle` subclass answering from the index (docs/foundation-dropin.md).
+        .target(name: "BundleIndexFoundation", dependencies: ["BundleIndex"]),
         .executableTarget(
             name: "bundleidx",
             dependencies: [
@@ -61,7 +64,7 @@ let package = Package(
         .executableTarget(name: "FaultProbe", dependencies: ["BundleIndex"], path: "Tests/FaultProbe"),
         .testTarget(
             name: "BundleIndexTests",
-            dependencies: ["BundleIndex", "BundleIndexJSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BundleIndex", "BundleIndexJSON", "BundleIndexFoundation", .product(name: "Logging", package: "swift-log")]
         ),
     ]
 )
