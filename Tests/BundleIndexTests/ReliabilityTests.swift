@@ -317,3 +317,37 @@ struct ReplaceUnusableIndexTests {
         #expect(r.status == 3, "\(r.status) \(r.stderr)")
     }
 }
+
+@Suite("Reliability: limits and verify")
+struct LimitsAndVerifyTests {
+    @Test("an Info.plist over the 1 MiB limit is not read: a warning, the bundle indexed without it")
+    func hugeInfoPlist() throws {
+        var keys = ""
+        for i in 0..<40_000 { keys += "<key>K\(i)</key><string>\(String(repeating: "x", count: 40))</string>" }
+        let f = try BundleFixture([
+            "Big.app/Info.plist": "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>CFBundleIdentifier</key>"
+                + "<string>com.example.big</string>\(keys)</dict></plist>",
+            "Big.app/icon.png": "",
+        ])
+        let built = try run([bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(built.status == 0 && built.stderr.contains("larger than 1 MiB"), "\(built.status) \(built.stderr)")
+        let big = try #require(try f.reader().bundle(atPath: f.root + "/Big.app", context: .foundationLinux))
+        #expect(big.bundleIdentifier == nil && big.infoDictionary.isEmpty)
+        #expect(try big.path(forResource: "icon", ofType: "png") != nil)
+    }
+
+    @Test("verify reads the identifiers database: a missing or stray identifier entry is a difference")
+    func verifyChecksIdentifiers() throws {
+        let f = try BundleFixture(StoreTests.twoBundles)
+        try f.build()
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]) == [])
+        let store = try IndexStore.openForWriting(path: f.indexPath)
+        try store.environment.write { txn in
+            try txn.delete(store.identifiers, key: Array("a".utf8), value: Array((f.root + "/A.app").utf8))
+            try txn.put(store.identifiers, key: Array("ghost".utf8), value: Array((f.root + "/B.app").utf8))
+        }
+        let differences = try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]).map(\.detail)
+        #expect(differences.contains { $0.contains("identifier a is missing") }, "\(differences)")
+        #expect(differences.contains { $0.contains("ghost is indexed for a bundle that does not declare it") }, "\(differences)")
+    }
+}

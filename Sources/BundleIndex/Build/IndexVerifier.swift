@@ -31,8 +31,33 @@ public enum IndexVerifier {
                     differences.append(Difference(bundle: record.path, detail: "indexed, but no longer a bundle on disk"))
                 }
             }
+            differences += try identifierDifferences(snap)
         }
         return differences
+    }
+
+    /// The identifiers database against the bundle records: every entry must name an indexed
+    /// bundle that declares the identifier, and every declared identifier must have its entry.
+    /// Reading all of it also reports damage there, which a query by identifier would meet.
+    static func identifierDifferences(_ snap: IndexSnapshot) throws -> [Difference] {
+        var out: [Difference] = []
+        var entries: Set<[String]> = []
+        try snap.forEachIdentifier { identifier, path in
+            entries.insert([identifier, path])
+            guard let record = try snap.bundle(path: path) else {
+                out.append(Difference(bundle: path, detail: "the identifier \(identifier) points at a bundle that is not indexed"))
+                return
+            }
+            if !record.identifiers.contains(identifier) {
+                out.append(Difference(bundle: path, detail: "the identifier \(identifier) is indexed for a bundle that does not declare it"))
+            }
+        }
+        for record in try snap.bundles(under: "/") {
+            for identifier in record.identifiers where !entries.contains([identifier, record.path]) {
+                out.append(Difference(bundle: record.path, detail: "its identifier \(identifier) is missing from the identifiers database"))
+            }
+        }
+        return out
     }
 
     static func compare(_ bundle: ScannedBundle, _ snap: IndexSnapshot) throws -> [Difference] {

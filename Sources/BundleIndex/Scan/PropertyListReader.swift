@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Parses Info.plist and InfoPlist.strings at build time with Foundation's parser — which is
 /// CoreFoundation's `CFPropertyListCreateWithData` on Linux, so XML, binary and OpenStep/.strings
@@ -10,9 +11,11 @@ enum PropertyListReader {
         case empty
         case malformed
         case notADictionary
+        case tooLarge
 
         var description: String {
             switch self {
+            case .tooLarge: return "is larger than \(PropertyListReader.sizeLimit >> 20) MiB, bundleidx's limit for the files it parses; not read"
             case .unreadable: return "cannot be read (or is not a regular file)"
             case .empty: return "is empty"
             case .malformed: return "is not a valid property list"
@@ -21,8 +24,17 @@ enum PropertyListReader {
         }
     }
 
+    /// The largest Info.plist or InfoPlist.strings read. Real ones are kilobytes (the largest of
+    /// the real corpus: 4.6 KB, docs/real-corpus.md); every query of a bundle carries its Info
+    /// dictionary, so a 50 MB one cost every query's memory and time.
+    static let sizeLimit = 1 << 20
+
     static func dictionary(atPath path: String) -> Result<[String: PropertyListValue], Failure> {
-        guard let bytes = FileSystem.readFile(path) else { return .failure(.unreadable) }
+        var st = stat()
+        if stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && Int(st.st_size) > sizeLimit {
+            return .failure(.tooLarge)
+        }
+        guard let bytes = FileSystem.readFile(path, limit: sizeLimit) else { return .failure(.unreadable) }
         return dictionary(from: bytes)
     }
 

@@ -52,6 +52,15 @@ struct IndexSnapshot {
         return out
     }
 
+    /// Every entry of the identifiers database, identifier and bundle path, in key order (for
+    /// `verify`, which reads every database a query can read).
+    func forEachIdentifier(_ body: (_ identifier: String, _ path: String) throws -> Void) throws {
+        try txn.scan(store.identifiers, prefix: []) { key, value in
+            try body(String(decoding: key, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            return true
+        }
+    }
+
     /// Every bundle record whose path is `root` or below it (all of them for "/").
     func bundles(under root: String) throws -> [BundleRecord] {
         var out: [BundleRecord] = []

@@ -60,7 +60,7 @@ struct IndexWriter {
     func removeBundle(path: String) throws {
         guard let record = try bundleRecord(path: path) else { return }
         try txn.deletePrefix(store.resources, prefix: ResourceKey.bundlePrefix(record.id))
-        for id in Set(record.infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }) {
+        for id in record.identifiers {
             try txn.delete(store.identifiers, key: Array(id.utf8), value: Array(path.utf8))
         }
         try txn.delete(store.bundles, key: Array(path.utf8))
@@ -89,7 +89,7 @@ struct IndexWriter {
                                   lprojs: bundle.lprojs.sorted(by: byteOrder), warnings: bundle.warnings,
                                   root: root, scannedAt: now, stamps: bundle.stamps)
         try txn.put(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
-        for ident in Set(bundle.infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }) where !ident.isEmpty {
+        for ident in BundleRecord.identifiers(of: bundle.infoPlists) {
             try txn.put(store.identifiers, key: Array(ident.utf8), value: Array(bundle.path.utf8))
         }
         try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in

@@ -26,6 +26,14 @@ struct BundleRecord: Sendable, Equatable {
     /// Modification times of every indexed directory and parsed file when scanned.
     let stamps: [FileStamp]
 
+    /// The identifiers its Info.plist files declare (`CFBundleIdentifier`, non-empty): the
+    /// entries it has in the identifiers database.
+    var identifiers: Set<String> { Self.identifiers(of: infoPlists) }
+
+    static func identifiers(of infoPlists: [InfoPlistFile]) -> Set<String> {
+        Set(infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }.filter { !$0.isEmpty })
+    }
+
     func encode() -> [UInt8] {
         var w = ByteWriter(capacity: 256)
         w.u8(RecordTag.bundle.rawValue)
