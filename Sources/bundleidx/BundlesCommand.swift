@@ -23,6 +23,9 @@ struct BundlesCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array.")
     var json = false
 
+    @Flag(name: [.customShort("0"), .long], help: "Print only the bundle paths, each ended by a NUL byte (for xargs -0).")
+    var null = false
+
     func run() throws {
         let reader = try options.openReader()
         let bundles: [IndexedBundle]
@@ -35,7 +38,11 @@ struct BundlesCommand: ParsableCommand {
                                      ("identifier", b.bundleIdentifier.map(JSONText.string) ?? .null),
                                      ("localizations", JSONText.strings(b.localizations))]))
             } else {
-                print("\(b.bundlePath)\t\(b.layout.name)\t\(b.bundleIdentifier ?? "-")")
+                if null {
+                    PlainOutput.emit(b.bundlePath, nullTerminated: true)
+                } else {
+                    PlainOutput.emit("\(b.bundlePath)\t\(b.layout.name)\t\(b.bundleIdentifier ?? "-")")
+                }
             }
         }
         if json { print(JSONText.array(rows)) }

@@ -35,6 +35,9 @@ struct PathsCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array.")
     var json = false
 
+    @Flag(name: [.customShort("0"), .long], help: "End each value with a NUL byte instead of a newline (for xargs -0).")
+    var null = false
+
     @OptionGroup var search: ContextOptions
 
     func run() throws {
@@ -45,6 +48,6 @@ struct PathsCommand: ParsableCommand {
             paths = try localization.map { try b.paths(forResourcesOfType: type, inDirectory: dir, forLocalization: $0) }
                 ?? b.paths(forResourcesOfType: type, inDirectory: dir)
         } catch { throw fail(error) }
-        if json { print(JSONText.strings(paths)) } else { for p in paths { print(p) } }
+        if json { print(JSONText.strings(paths)) } else { for p in paths { PlainOutput.emit(p, nullTerminated: null) } }
     }
 }

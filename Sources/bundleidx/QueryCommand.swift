@@ -113,7 +113,7 @@ struct ResourceQuery {
             print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
                                    ("isDirectory", .bool(hit?.isDirectory ?? false))]))
         } else if let path {
-            print(path)
+            PlainOutput.emit(path)
         }
         if hit == nil { throw Exit.notFound }
     }

@@ -167,3 +167,26 @@ struct CLITests {
         #expect(try cli(f, ["stats"]).stdout.contains("bundles: 1"))
     }
 }
+
+@Suite("bundleidx command line: names with control characters")
+struct ControlCharacterOutputTests {
+    @Test("paths and bundles: escaped on a terminal, raw to a pipe, NUL-terminated with -0")
+    func controlCharactersInNames() throws {
+        let f = try BundleFixture(["E.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.e"]),
+                                   "E.app/a\nb.png": "", "E.app/c\u{1B}[31md.png": ""])
+        try f.build()
+        let paths = [bundleidxBinary, "paths", f.root + "/E.app", "--type", "png", "--index", f.indexPath]
+        let piped = try run(paths)
+        #expect(piped.stdout.contains("/E.app/a\nb.png\n") && piped.stdout.contains("c\u{1B}[31md.png"), "raw to a pipe")
+        let nul = try run(paths + ["-0"])
+        #expect(nul.stdout.split(separator: "\0").map(String.init).sorted()
+                == [f.root + "/E.app/a\nb.png", f.root + "/E.app/c\u{1B}[31md.png"])
+        // A terminal: `script` gives the command one.
+        let command = paths.map { "'\($0)'" }.joined(separator: " ")
+        let shown = try run(["script", "-qc", command, "/dev/null"])
+        #expect(shown.stdout.contains("/E.app/a\\nb.png") && shown.stdout.contains("c\\e[31md.png"), "\(shown.stdout)")
+        #expect(!shown.stdout.contains("\u{1B}"), "no raw ESC reaches the terminal")
+        let bundles = try run([bundleidxBinary, "bundles", "--null", "--index", f.indexPath])
+        #expect(bundles.stdout == f.root + "/E.app\0")
+    }
+}
