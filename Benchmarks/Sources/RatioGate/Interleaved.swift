@@ -8,11 +8,11 @@ import Foundation
 /// from round to round so that no cell always runs first or last.
 ///
 /// A block makes whole cycles of its cell's lookups, so both sides of a ratio time the same
-/// lookups in every round (a partial cycle would compare different queries on each side). Each
-/// timed block is preceded by an untimed cycle, the same lookups it is about to make: the cell
-/// before it (Foundation's bundles, another index) has pushed its data out of the CPU caches, and
-/// re-warming them took up to half of a 30 ms block at 20k resources. Without the pass the ratios
-/// measured which cell ran before, not the code.
+/// lookups in every round (a partial cycle would compare different queries on each side; with
+/// Foundation's millisecond `paths` it made the 20k ratio swing between 10 and 27). Each timed
+/// block is preceded by an untimed cycle of the same lookups, so that it starts from caches warmed
+/// for its own data rather than by the cell before it (measured here, its effect on the ratios
+/// was within the run-to-run spread).
 struct InterleavedRun {
     let rounds: Int
     let blockNanoseconds: UInt64
