@@ -39,19 +39,24 @@ final class IndexStore: @unchecked Sendable {
             throw BundleIndexError.notAnIndex(path: path, reason: "it has no data.mdb")
         }
         let env = try environment(path: path, readOnly: true)
-        // A truncated data file would make LMDB read past the end of its mapping (SIGBUS).
-        // LMDB itself may leave never-written free pages past the end of the file; every
-        // bundleidx commit extends the file over them (`coverUsedPages`), so a shortfall that
-        // outlasts a commit in flight is damage.
+        try checkLength(path: path, environment: env)
+        return try attach(path: path, environment: env, create: false)
+    }
+
+    /// A truncated data file would make LMDB read past the end of its mapping (SIGBUS), for a
+    /// reader and a writer alike. LMDB itself may leave never-written free pages past the end of
+    /// the file; every bundleidx commit extends the file over them (`coverUsedPages`), so a
+    /// shortfall that outlasts a commit in flight (waited for up to 0.2 s) is damage.
+    private static func checkLength(path: String, environment env: LMDBEnvironment) throws {
+        var st = stat()
         for attempt in 0..<10 {
             let needed = env.usedBytes()
-            guard stat(path + "/data.mdb", &st) == 0, needed > Int(st.st_size) else { break }
+            guard stat(path + "/data.mdb", &st) == 0, needed > Int(st.st_size) else { return }
             if attempt == 9 {
                 throw BundleIndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(needed) bytes)")
             }
             usleep(20_000)
         }
-        return try attach(path: path, environment: env, create: false)
     }
 
     /// Opens or creates an index for writing. An existing directory must be empty or an index.
@@ -75,19 +80,7 @@ final class IndexStore: @unchecked Sendable {
             throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
         }
         let env = try environment(path: path, readOnly: false)
-        // Writing maps the file too: a data.mdb shorter than its meta page says (truncated) is
-        // damage here as well, reported before a read of a missing page raises SIGBUS.
-        // (The writer lock is not held yet, so a commit in flight may still be extending it.)
-        if hasData {
-            for attempt in 0..<10 {
-                let needed = env.usedBytes()
-                guard stat(path + "/data.mdb", &st) == 0, needed > Int(st.st_size) else { break }
-                if attempt == 9 {
-                    throw BundleIndexError.corrupt(path: path, reason: "data.mdb is truncated (\(st.st_size) of \(needed) bytes)")
-                }
-                usleep(20_000)
-            }
-        }
+        if hasData { try checkLength(path: path, environment: env) }
         let store = try attach(path: path, environment: env, create: true)
         store.coverUsedPages()   // after a writer died between its commit and its extension
         return store
