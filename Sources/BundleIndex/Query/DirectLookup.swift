@@ -107,26 +107,14 @@ enum DirectLookup {
             }
             for step in plan.steps.indices where plan.stepMayExist[step] {
                 text.truncate(to: directoryStart)
-                let directory: DirectoryKey
-                if let subdirectory {
-                    text.append(plan.plainDirectories[step].path)
-                    if text.count > directoryStart { text.append(slash) }
-                    text.append(subdirectory)
-                    directory = text.directoryKey(directoryStart..<text.count)
-                } else {
-                    directory = plan.plainDirectories[step].key
-                }
+                let directory = stepDirectory(step, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
                 let answer: Answer<R>
                 switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
                 case .none:
                     continue
                 case .exact(let flags):
                     if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
-                    if text.count > directoryStart { text.append(slash) }
-                    text.append(copyOf: lookupName)
-                    answer = .found(try text.withUTF8(in: lookupName.upperBound..<text.count) { path in
-                        try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: flags))
-                    })
+                    answer = .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
                 case .several(let entries):
                     // Variants to choose between (docs/search-pattern.md, "Variants in one
                     // directory"): the record's entries are decoded.
@@ -159,25 +147,13 @@ enum DirectLookup {
                                          in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
         // The global step (step 0 of the plan), exactly as the search list reads it.
         let global = 0
-        let directory: DirectoryKey
-        if let subdirectory {
-            text.append(plan.plainDirectories[global].path)
-            if text.count > directoryStart { text.append(slash) }
-            text.append(subdirectory)
-            directory = text.directoryKey(directoryStart..<text.count)
-        } else {
-            directory = plan.plainDirectories[global].key
-        }
+        let directory = stepDirectory(global, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
         switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
         case .none:
             break
         case .exact(let flags):
             if subdirectory == nil { text.append(plan.plainDirectories[global].path) }
-            if text.count > directoryStart { text.append(slash) }
-            text.append(copyOf: lookupName)
-            return .found(try text.withUTF8(in: lookupName.upperBound..<text.count) { path in
-                try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: flags))
-            })
+            return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
         case .several:
             // Variants in the global folder: the general lookup chooses (rare; kept simple).
             return .general
@@ -197,11 +173,31 @@ enum DirectLookup {
         let languageDirectory = text.directoryKey(directoryStart..<text.count)
         guard case .exact(let flags) = try snapshot.nameCandidates(bundle: plan.record.id, languageDirectory,
                                                                     name: text.bytes(lookupName)) else { return .general }
-        text.append(slash)
+        return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+    }
+
+    /// The key of the directory step `step` reads: the plan's for no subdirectory, else spelled
+    /// after `directoryStart` (`<step's directory>/<subdirectory>`) and hashed there.
+    @inline(__always)
+    private static func stepDirectory(_ step: Int, plan: SearchPlan, subdirectory: String?, directoryStart: Int,
+                                      _ text: inout PathComposer) -> DirectoryKey {
+        guard let subdirectory else { return plan.plainDirectories[step].key }
+        text.append(plan.plainDirectories[step].path)
+        if text.count > directoryStart { text.append(slash) }
+        text.append(subdirectory)
+        return text.directoryKey(directoryStart..<text.count)
+    }
+
+    /// An exact name found in the directory spelled after `directoryStart`: completes the path
+    /// (`/`, then the lookup name) and hands it to `body`.
+    @inline(__always)
+    private static func exactHit<R>(lookupName: Range<Int>, directoryStart: Int, flags: DirectoryEntry.Flags,
+                                    _ text: inout PathComposer, _ body: (Hit) throws -> R) throws -> R {
+        if text.count > directoryStart { text.append(slash) }
         text.append(copyOf: lookupName)
-        return .found(try text.withUTF8(in: lookupName.upperBound..<text.count) { path in
+        return try text.withUTF8(in: lookupName.upperBound..<text.count) { path in
             try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: flags))
-        })
+        }
     }
 
     private static let slash = UInt8(ascii: "/")
