@@ -28,35 +28,22 @@ struct DirectLookupTests {
 
     @Test("answers as the general lookup on every generated path query, both profiles")
     func sameAnswersAsGeneralLookup() throws {
-        let corpus = try Conformance.corpus.get()
-        let contexts: [SearchContext] = [.foundationLinux, .apple(languages: ["fr", "en"], platform: .ios, device: .ipad)]
         var compared = 0, shortcut = 0, found = 0
-        for file in corpus.genFiles.prefix(12) {
-            let root = (file as NSString).deletingLastPathComponent
-            let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
-            let bundleName = try #require(doc["bundle"] as? String)
-            let cases = try #require(doc["cases"] as? [[String: Any]])
-            let scratch = makeTempDirectory(prefix: "bundleidx-direct")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
-            let reader = try IndexReader(path: scratch + "/index")
-            for context in contexts {
-                let bundle = try #require(try reader.bundle(atPath: root + "/" + bundleName, context: context))
-                for c in cases {
-                    guard let q = c["q"] as? [String: Any], ["path", "url"].contains(q["op"] as? String),
-                          q["loc"] == nil else { continue }
-                    let (name, type, dir) = (q["name"] as? String, q["type"] as? String, q["dir"] as? String)
-                    let general = try bundle.hit(name, type, dir, .unspecified)
-                    let generalPath = general.map(bundle.absolute)
-                    #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir) == generalPath,
-                            "\(bundleName) \(String(describing: q))")
-                    #expect(try bundle.resource(named: name, ofType: type, inDirectory: dir) == general)
-                    let bytes = try bundle.withPath(forResource: name, ofType: type, inDirectory: dir) { String(decoding: $0, as: UTF8.self) }
-                    #expect(bytes == generalPath)
-                    compared += 1
-                    if let name, DirectLookup.accepts(name: name, type: type, subdirectory: dir) { shortcut += 1 }
-                    if general != nil { found += 1 }
-                }
+        try forEachGeneratedBundle { bundleName, bundle, cases in
+            for c in cases {
+                guard let q = c["q"] as? [String: Any], ["path", "url"].contains(q["op"] as? String),
+                      q["loc"] == nil else { continue }
+                let (name, type, dir) = (q["name"] as? String, q["type"] as? String, q["dir"] as? String)
+                let general = try bundle.hit(name, type, dir, .unspecified)
+                let generalPath = general.map(bundle.absolute)
+                #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir) == generalPath,
+                        "\(bundleName) \(String(describing: q))")
+                #expect(try bundle.resource(named: name, ofType: type, inDirectory: dir) == general)
+                let bytes = try bundle.withPath(forResource: name, ofType: type, inDirectory: dir) { String(decoding: $0, as: UTF8.self) }
+                #expect(bytes == generalPath)
+                compared += 1
+                if let name, DirectLookup.accepts(name: name, type: type, subdirectory: dir) { shortcut += 1 }
+                if general != nil { found += 1 }
             }
         }
         // The corpus must exercise the shortcut, with hits and misses.
@@ -65,36 +52,23 @@ struct DirectLookupTests {
 
     @Test("forLocalization is literal: the shortcut answers as the general lookup on every generated query, both profiles")
     func localizedSameAnswersAsGeneralLookup() throws {
-        let corpus = try Conformance.corpus.get()
-        let contexts: [SearchContext] = [.foundationLinux, .apple(languages: ["fr", "en"], platform: .ios, device: .ipad)]
         var compared = 0, shortcut = 0, found = 0
-        for file in corpus.genFiles.prefix(12) {
-            let root = (file as NSString).deletingLastPathComponent
-            let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
-            let bundleName = try #require(doc["bundle"] as? String)
-            let cases = try #require(doc["cases"] as? [[String: Any]])
-            let scratch = makeTempDirectory(prefix: "bundleidx-direct")
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
-            let reader = try IndexReader(path: scratch + "/index")
-            for context in contexts {
-                let bundle = try #require(try reader.bundle(atPath: root + "/" + bundleName, context: context))
-                // Every name of the file's path lookups, asked for every lproj of the bundle, none and nil.
-                let queries = cases.compactMap { $0["q"] as? [String: Any] }.filter { ["path", "url"].contains($0["op"] as? String) }
-                let localizations: [String?] = bundle.localizations.map { Optional($0) } + [nil, "", "xx", "Base"]
-                for q in queries.prefix(40) {
-                    let (name, type, dir) = (q["name"] as? String, q["type"] as? String, q["dir"] as? String)
-                    for l in localizations {
-                        let general = try bundle.hit(name, type, dir, .given(l))
-                        #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: l)
-                                == general.map(bundle.absolute), "\(bundleName) \(String(describing: q)) loc \(String(describing: l))")
-                        #expect(try bundle.resource(named: name, ofType: type, inDirectory: dir, forLocalization: l) == general)
-                        compared += 1
-                        if DirectLookup.accepts(name: name, type: type, subdirectory: dir, localization: l, plan: bundle.plan) {
-                            shortcut += 1
-                        }
-                        if general != nil { found += 1 }
+        try forEachGeneratedBundle { bundleName, bundle, cases in
+            // Every name of the file's path lookups, asked for every lproj of the bundle, none and nil.
+            let queries = cases.compactMap { $0["q"] as? [String: Any] }.filter { ["path", "url"].contains($0["op"] as? String) }
+            let localizations: [String?] = bundle.localizations.map { Optional($0) } + [nil, "", "xx", "Base"]
+            for q in queries.prefix(40) {
+                let (name, type, dir) = (q["name"] as? String, q["type"] as? String, q["dir"] as? String)
+                for l in localizations {
+                    let general = try bundle.hit(name, type, dir, .given(l))
+                    #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: l)
+                            == general.map(bundle.absolute), "\(bundleName) \(String(describing: q)) loc \(String(describing: l))")
+                    #expect(try bundle.resource(named: name, ofType: type, inDirectory: dir, forLocalization: l) == general)
+                    compared += 1
+                    if DirectLookup.accepts(name: name, type: type, subdirectory: dir, localization: l, plan: bundle.plan) {
+                        shortcut += 1
                     }
+                    if general != nil { found += 1 }
                 }
             }
         }
@@ -149,5 +123,26 @@ struct DirectLookupTests {
         let phone = try fixture.bundle("Pad.app", context: .apple(languages: ["en"], platform: .ios, device: .iphone))
         #expect(try phone.path(forResource: "Icon", ofType: "png", inDirectory: "Art") == fixture.root + "/Pad.app/Art/Icon~iphone.png")
         #expect(try phone.resource(named: "Icon", ofType: "png", inDirectory: "Art")?.relativePath == "Art/Icon~iphone.png")
+    }
+
+    /// The first 12 generated conformance bundles, each indexed afresh and opened under both
+    /// profiles (foundation-linux, and apple on an iPad with French first): `body` gets the
+    /// bundle's name, the bundle and the oracle's cases of its file.
+    private func forEachGeneratedBundle(_ body: (_ name: String, _ bundle: IndexedBundle, _ cases: [[String: Any]]) throws -> Void) throws {
+        let corpus = try Conformance.corpus.get()
+        let contexts: [SearchContext] = [.foundationLinux, .apple(languages: ["fr", "en"], platform: .ios, device: .ipad)]
+        for file in corpus.genFiles.prefix(12) {
+            let root = (file as NSString).deletingLastPathComponent
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+            let bundleName = try #require(doc["bundle"] as? String)
+            let cases = try #require(doc["cases"] as? [[String: Any]])
+            let scratch = makeTempDirectory(prefix: "bundleidx-direct")
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
+            let reader = try IndexReader(path: scratch + "/index")
+            for context in contexts {
+                try body(bundleName, try #require(try reader.bundle(atPath: root + "/" + bundleName, context: context)), cases)
+            }
+        }
     }
 }
