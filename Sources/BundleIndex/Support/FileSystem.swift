@@ -71,14 +71,6 @@ enum FileSystem {
 
     /// True when `path` is a directory with no entries but `.` and `..` (false when unreadable).
     static func isEmptyDirectory(_ path: String) -> Bool {
-        guard let dir = opendir(path) else { return false }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let isDotOrDotDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
-                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
-            }
-            if !isDotOrDotDot { return false }
-        }
-        return true
+        names(in: path)?.isEmpty ?? false
     }
 }
