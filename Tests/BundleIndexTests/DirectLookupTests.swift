@@ -81,7 +81,7 @@ struct DirectLookupTests {
             "L.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.l", "CFBundleDevelopmentRegion": "en"]),
             "L.app/global.txt": "", "L.app/en.lproj/a.txt": "", "L.app/fr.lproj/a.txt": "", "L.app/fr.lproj/only.txt": "",
             "L.app/de.lproj/v.png": "", "L.app/de.lproj/v-linux.png": "", "L.app/fr.lproj/de.lproj/nested.txt": "",
-            "L.app/en.lproj/Sub/s.txt": "", "L.app/fr.lproj/Sub/s.txt": "",
+            "L.app/en.lproj/Sub/s.txt": "", "L.app/fr.lproj/Sub/s.txt": "", "L.app/en.lproj/en/q.txt": "",
             "D.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.d", "CFBundleDevelopmentRegion": "en"]),
             "D.app/en.x.lproj/a.txt": "", "D.app/en.lproj/a.txt": "",
         ])
@@ -89,7 +89,8 @@ struct DirectLookupTests {
             for bundleName in ["L.app", "D.app"] {
                 let b = try fixture.bundle(bundleName, context: context)
                 for (name, type, dir) in [("global", "txt", nil), ("a", "txt", nil), ("only", "txt", nil), ("v", "png", nil),
-                                          ("nested", "txt", nil), ("s", "txt", "Sub"), ("missing", "txt", nil), ("a.txt", nil, nil)]
+                                          ("nested", "txt", nil), ("s", "txt", "Sub"), ("missing", "txt", nil), ("a.txt", nil, nil),
+                                          ("q", "txt", "en"), ("missing", "txt", "Sub")]
                         as [(String, String?, String?)] {
                     for l in ["en", "fr", "de", "en.x", nil, "", "zz"] as [String?] {
                         let general = try b.hit(name, type, dir, .given(l)).map(b.absolute)
@@ -105,6 +106,13 @@ struct DirectLookupTests {
                 == fixture.root + "/L.app/fr.lproj/Sub/s.txt")
         #expect(try l.readsForLookup(name: "a", type: "txt", subdirectory: nil, localization: .given("fr")) == 2,
                 "a forLocalization: hit reads the global folder and the language folder")
+        // A miss: the search list (global, en.lproj; no Base.lproj), then fr.lproj and
+        // en.lproj/fr.lproj — CF's second search — and nothing else.
+        #expect(try l.readsForLookup(name: "missing", type: "txt", subdirectory: nil, localization: .given("fr")) == 4)
+        #expect(try l.path(forResource: "missing", ofType: "txt", inDirectory: nil, forLocalization: "fr") == nil)
+        // CF's substring test: with inDirectory "en", en.lproj/en/q.txt counts as global.
+        #expect(try l.path(forResource: "q", ofType: "txt", inDirectory: "en", forLocalization: "fr")
+                == fixture.root + "/L.app/en.lproj/en/q.txt")
         #expect(!DirectLookup.accepts(name: "a", type: "txt", subdirectory: nil, localization: "en",
                                       plan: try fixture.bundle("D.app", context: .foundationLinux).plan))
     }

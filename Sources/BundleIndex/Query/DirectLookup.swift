@@ -17,8 +17,8 @@ enum DirectLookup {
         /// (docs/search-pattern.md, "Version-0 root fallback"): the general lookup must look
         /// from the bundle root.
         case rootFallback
-        /// A `forLocalization:` lookup this shortcut cannot settle (a miss, variants in the
-        /// language folder): the general lookup answers it from the start.
+        /// A `forLocalization:` lookup this shortcut cannot settle (variants to choose between):
+        /// the general lookup answers it from the start.
         case general
     }
 
@@ -69,13 +69,9 @@ enum DirectLookup {
     ///
     /// With `.localization(L)`, CF first searches the whole list and keeps a global hit, or a
     /// hit whose path starts with `L.`; otherwise it searches again inside `L.lproj`
-    /// (docs/search-pattern.md, "forLocalization is literal"). For the queries `accepts` takes,
-    /// a global hit is the first answer of both; after a global miss, an exact name in
-    /// `L.lproj` is what either search returns (a first localized hit in `L.lproj` itself, or
-    /// the second search's first step). Everything else — a miss (the second search continues
-    /// into `<S>.lproj/L.lproj` folders), variants in `L.lproj` (chosen under another step
-    /// there), lproj names with a dot (`en.x.lproj` passes CF's `en.` test) — goes to the
-    /// general lookup (`.general`).
+    /// (docs/search-pattern.md, "forLocalization is literal"); `findLocalized` walks both
+    /// searches. Variants (chosen by rules the general lookup keeps) and lproj names with a dot
+    /// (`en.x.lproj` passes CF's `en.` test) go to the general lookup (`.general`).
     static func find<R>(plan: SearchPlan, name: String, type: String?, subdirectory: String?, route: Route = .searchList,
                         in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let type = (type?.isEmpty ?? true) ? nil : type
@@ -86,8 +82,8 @@ enum DirectLookup {
         var capacity = 2 * nameLength + bundlePath.utf8.count + plan.longestPlainDirectory
             + (subdirectory?.utf8.count ?? 0) + 3
         if case .localization(let localization?) = route {
-            // The language folder: the resource directory, "/", the name, ".lproj", "/".
-            capacity += plan.plainDirectories[0].path.utf8.count + localization.utf8.count + 8
+            // The second search's "/<localization>.lproj" after a step's directory, and a "/".
+            capacity += localization.utf8.count + 8
         }
         return try PathComposer.compose(capacity: capacity) { text in
             // [lookup name][bundle path]/[directory]/[lookup name]
@@ -140,40 +136,68 @@ enum DirectLookup {
         }
     }
 
-    /// The `.localization` route of `find`: the global step as the search list reads it, then
-    /// the exact name in `<localization>.lproj[/subdirectory]`.
+    /// The `.localization` route of `find`, CF's two searches (docs/search-pattern.md,
+    /// "forLocalization is literal"): the search list as `find` walks it, whose first hit is kept
+    /// when it is global (by CF's substring test) or in `<localization>.lproj`; otherwise the
+    /// same steps again inside `<step>/<localization>.lproj[/subdirectory]`, whose first hit is
+    /// the answer. Variants anywhere go to the general lookup.
     private static func findLocalized<R>(plan: SearchPlan, localization: String?, subdirectory: String?,
                                          lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
                                          in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
-        // The global step (step 0 of the plan), exactly as the search list reads it.
-        let global = 0
-        let directory = stepDirectory(global, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
-        switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
-        case .none:
-            break
-        case .exact(let flags):
-            if subdirectory == nil { text.append(plan.plainDirectories[global].path) }
-            return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
-        case .several:
-            // Variants in the global folder: the general lookup chooses (rare; kept simple).
-            return .general
+        let localization = (localization?.isEmpty ?? true) ? nil : localization
+        let miss: Answer<R> = plan.hasRootFallback ? .rootFallback : .notFound
+        searchList: for step in plan.steps.indices where plan.stepMayExist[step] {
+            text.truncate(to: directoryStart)
+            let directory = stepDirectory(step, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            case .none:
+                continue
+            case .several:
+                return .general
+            case .exact(let flags):
+                if let lproj = plan.steps[step].lproj, isLocalizedValue(lproj: lproj, subdirectory: subdirectory),
+                   lproj != localization {
+                    break searchList
+                }
+                if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
+                return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+            }
         }
-        // The language folder, when the bundle has it.
-        guard let localization, !localization.isEmpty, plan.lprojNames.contains(localization) else { return .general }
-        text.truncate(to: directoryStart)
-        let resourceDirectory = plan.plainDirectories[global].path
-        text.append(resourceDirectory)
-        if !resourceDirectory.isEmpty { text.append(slash) }
-        text.append(localization)
-        text.append(".lproj")
-        if let subdirectory {
-            text.append(slash)
-            text.append(subdirectory)
+        guard let localization else { return miss }
+        for step in plan.steps.indices where plan.stepMayExist[step] {
+            // The global step's `<localization>.lproj` exists only if the bundle has that folder.
+            if plan.steps[step].lproj == nil && !plan.lprojNames.contains(localization) { continue }
+            text.truncate(to: directoryStart)
+            text.append(plan.plainDirectories[step].path)
+            if text.count > directoryStart { text.append(slash) }
+            text.append(localization)
+            text.append(".lproj")
+            if let subdirectory {
+                text.append(slash)
+                text.append(subdirectory)
+            }
+            let directory = text.directoryKey(directoryStart..<text.count)
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            case .none:
+                continue
+            case .several:
+                return .general
+            case .exact(let flags):
+                return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+            }
         }
-        let languageDirectory = text.directoryKey(directoryStart..<text.count)
-        guard case .exact(let flags) = try snapshot.nameCandidates(bundle: plan.record.id, languageDirectory,
-                                                                    name: text.bytes(lookupName)) else { return .general }
-        return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+        return miss
+    }
+
+    /// CF's substring test (docs/search-pattern.md, L-lproj-substring) on the table value of a
+    /// hit in `<lproj>.lproj`, `<lproj>.lproj/[<subdirectory>/]<name>`, for the names and
+    /// subdirectories `accepts` takes: without a subdirectory the value is localized (`.lproj`
+    /// comes first after the dot-free lproj name, with the name after it); with one, unless
+    /// the value starts with the subdirectory's text.
+    private static func isLocalizedValue(lproj: String, subdirectory: String?) -> Bool {
+        guard let subdirectory else { return true }
+        let head = lproj + ".lproj/" + subdirectory
+        return !head.utf8.starts(with: subdirectory.utf8)
     }
 
     /// The key of the directory step `step` reads: the plan's for no subdirectory, else spelled

@@ -238,7 +238,10 @@ public struct IndexedBundle: Sendable {
                                          route: .localization(localization), in: snap, direct) {
             case .found(let result): return result
             case .notFound: return nil
-            case .rootFallback, .general: break
+            case .rootFallback:
+                return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .given(localization),
+                                               rootFallbackOnly: true).map(general)
+            case .general: break
             }
         }
         return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .given(localization)).map(general)
