@@ -117,6 +117,42 @@ struct DirectLookupTests {
                                       plan: try fixture.bundle("D.app", context: .foundationLinux).plan))
     }
 
+    @Test("Version-0 root fallback: the shortcut answers as the general lookup, inDirectory Resources[/x] included")
+    func versionZeroFallback() throws {
+        let fixture = try BundleFixture([
+            "Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.old", "CFBundleDevelopmentRegion": "en"]),
+            "Old.bundle/Resources/a.txt": "", "Old.bundle/Resources/en.lproj/l.txt": "", "Old.bundle/Resources/fr.lproj/l.txt": "",
+            "Old.bundle/Resources/Sub/s.txt": "", "Old.bundle/Resources/fr.lproj/Sub/s2.txt": "",
+            "Old.bundle/top.txt": "", "Old.bundle/en.lproj/rootl.txt": "", "Old.bundle/fr.lproj/rootl.txt": "",
+            "Old.bundle/Sub/rs.txt": "", "Old.bundle/fr.lproj/Sub/rs2.txt": "", "Old.bundle/v.png": "", "Old.bundle/v-linux.png": "",
+        ])
+        var compared = 0, found = 0
+        for context in [SearchContext.foundationLinux, .apple(languages: ["fr"])] {
+            let b = try fixture.bundle("Old.bundle", context: context)
+            #expect(b.layout == .resources)
+            for name in ["a", "l", "s", "s2", "top", "rootl", "rs", "rs2", "v", "missing"] {
+                for dir in [nil, "Sub", "Resources", "Resources/Sub", "fr.lproj"] as [String?] {
+                    let general = try b.hit(name, "txt", dir, .unspecified).map(b.absolute)
+                        ?? b.hit(name, "png", dir, .unspecified).map(b.absolute)
+                    let direct = try b.path(forResource: name, ofType: "txt", inDirectory: dir)
+                        ?? b.path(forResource: name, ofType: "png", inDirectory: dir)
+                    #expect(direct == general, "\(name) \(String(describing: dir))")
+                    for l in ["en", "fr", "de", nil] as [String?] {
+                        let general = try b.hit(name, "txt", dir, .given(l)).map(b.absolute)
+                        #expect(try b.path(forResource: name, ofType: "txt", inDirectory: dir, forLocalization: l) == general,
+                                "\(name) \(String(describing: dir)) loc \(String(describing: l))")
+                        compared += 1
+                        if general != nil { found += 1 }
+                    }
+                }
+            }
+        }
+        #expect(compared == 400 && found > 40, "\(compared) \(found)")
+        let b = try fixture.bundle("Old.bundle", context: .foundationLinux)
+        #expect(try b.path(forResource: "rs2", ofType: "txt", inDirectory: "Sub", forLocalization: "fr")
+                == fixture.root + "/Old.bundle/fr.lproj/Sub/rs2.txt")
+    }
+
     @Test("Variants in one directory: device variants are chosen by the shortcut as by the general lookup")
     func deviceVariants() throws {
         let fixture = try BundleFixture([

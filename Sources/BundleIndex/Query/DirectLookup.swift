@@ -5,18 +5,13 @@
 /// arguments", "Returned paths").
 ///
 /// It gives the same answers as `ResourceLookup` for the queries it accepts (variants are
-/// chosen by the same `ResourceSearch.choose`), and hands over to it (`rootFallback`) only for
-/// a miss in a bundle with the version-0 root fallback. Queries with `..`, `.` or empty
-/// components, names with a `/`, and type-only lookups are not accepted at all. Steps whose
-/// lproj folder the bundle does not have are not read (`SearchPlan.stepMayExist`).
+/// chosen by the same `ResourceSearch.choose`), the version-0 root fallback included. Queries
+/// with `..`, `.` or empty components, names with a `/`, and type-only lookups are not accepted
+/// at all. Steps whose lproj folder the bundle does not have are not read (`SearchBase.mayExist`).
 enum DirectLookup {
     enum Answer<R> {
         case found(R)
         case notFound
-        /// Nothing in the resource directory, but the bundle has the version-0 fallback
-        /// (docs/search-pattern.md, "Version-0 root fallback"): the general lookup must look
-        /// from the bundle root.
-        case rootFallback
         /// A `forLocalization:` lookup this shortcut cannot settle (variants to choose between):
         /// the general lookup answers it from the start.
         case general
@@ -96,44 +91,66 @@ enum DirectLookup {
             text.append(bundlePath)
             text.append(slash)
             let directoryStart = text.count
-            if case .localization(let localization) = route {
-                return try findLocalized(plan: plan, localization: localization, subdirectory: subdirectory,
-                                         lookupName: lookupName, directoryStart: directoryStart,
-                                         text: &text, in: snapshot, body)
-            }
-            for step in plan.steps.indices where plan.stepMayExist[step] {
-                text.truncate(to: directoryStart)
-                let directory = stepDirectory(step, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
-                let answer: Answer<R>
-                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
-                case .none:
-                    continue
-                case .exact(let flags):
-                    if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
-                    answer = .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
-                case .several(let entries):
-                    // Variants to choose between (docs/search-pattern.md, "Variants in one
-                    // directory"): the record's entries are decoded.
-                    let lookup = text.withUTF8(in: lookupName) { String(decoding: $0, as: UTF8.self) }
-                    let prefix = subdirectory.map { ResourceSearch.prefix(plan.steps[step], $0) } ?? plan.plainPrefixes[step]
-                    guard let chosen = ResourceSearch.choose(among: entries, for: lookup, step: plan.steps[step], prefix: prefix,
-                                                             suffixes: plan.context.suffixes) else { continue }
-                    if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
-                    if text.count > directoryStart { text.append(slash) }
-                    // The chosen name may be longer than the lookup name: spelled in a buffer of its own.
-                    let directory = lookupName.upperBound..<text.count
-                    answer = .found(try PathComposer.compose(capacity: directory.count + chosen.name.utf8.count) { path in
-                        path.append(text, directory)
-                        path.append(chosen.name)
-                        return try path.withUTF8(in: 0..<path.count) { path in
-                            try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: chosen.flags))
-                        }
-                    })
+            func search(_ base: SearchBase, _ subdirectory: String?) throws -> Answer<R> {
+                switch route {
+                case .searchList:
+                    return try findInSearchList(plan: plan, base: base, subdirectory: subdirectory, lookupName: lookupName,
+                                                directoryStart: directoryStart, text: &text, in: snapshot, body)
+                case .localization(let localization):
+                    return try findLocalized(plan: plan, base: base, localization: localization, subdirectory: subdirectory,
+                                             lookupName: lookupName, directoryStart: directoryStart,
+                                             text: &text, in: snapshot, body)
                 }
-                return answer
             }
-            return plan.hasRootFallback ? .rootFallback : .notFound
+            let answer = try search(plan.resourceBase, subdirectory)
+            guard case .notFound = answer, let root = plan.rootBase else { return answer }
+            // The version-0 fallback (docs/search-pattern.md, "Version-0 root fallback"): the
+            // same search again, `inDirectory: "Resources[/x]"` mapped back into the resource
+            // directory, any other from the bundle root.
+            let own = plan.record.layout == .resources ? "Resources" : "Contents/Resources"
+            if subdirectory == own { return try search(plan.resourceBase, nil) }
+            if let subdirectory, subdirectory.hasPrefix(own + "/") {
+                return try search(plan.resourceBase, String(subdirectory.dropFirst(own.count + 1)))
+            }
+            return try search(root, subdirectory)
         }
+    }
+
+    /// The search-list route of `find` from `base`: one name-record read per step that may
+    /// exist; the first step holding the name (or a variant of it) answers.
+    private static func findInSearchList<R>(plan: SearchPlan, base: SearchBase, subdirectory: String?,
+                                            lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
+                                            in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
+        for step in plan.steps.indices where base.mayExist[step] {
+            text.truncate(to: directoryStart)
+            let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            case .none:
+                continue
+            case .exact(let flags):
+                if subdirectory == nil { text.append(base.directories[step].path) }
+                return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+            case .several(let entries):
+                // Variants to choose between (docs/search-pattern.md, "Variants in one
+                // directory"): the record's entries are decoded.
+                let lookup = text.withUTF8(in: lookupName) { String(decoding: $0, as: UTF8.self) }
+                let prefix = subdirectory.map { ResourceSearch.prefix(plan.steps[step], $0) } ?? plan.plainPrefixes[step]
+                guard let chosen = ResourceSearch.choose(among: entries, for: lookup, step: plan.steps[step], prefix: prefix,
+                                                         suffixes: plan.context.suffixes) else { continue }
+                if subdirectory == nil { text.append(base.directories[step].path) }
+                if text.count > directoryStart { text.append(slash) }
+                // The chosen name may be longer than the lookup name: spelled in a buffer of its own.
+                let directory = lookupName.upperBound..<text.count
+                return .found(try PathComposer.compose(capacity: directory.count + chosen.name.utf8.count) { path in
+                    path.append(text, directory)
+                    path.append(chosen.name)
+                    return try path.withUTF8(in: 0..<path.count) { path in
+                        try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: chosen.flags))
+                    }
+                })
+            }
+        }
+        return .notFound
     }
 
     /// The `.localization` route of `find`, CF's two searches (docs/search-pattern.md,
@@ -141,34 +158,20 @@ enum DirectLookup {
     /// when it is global (by CF's substring test) or in `<localization>.lproj`; otherwise the
     /// same steps again inside `<step>/<localization>.lproj[/subdirectory]`, whose first hit is
     /// the answer. Variants anywhere go to the general lookup.
-    private static func findLocalized<R>(plan: SearchPlan, localization: String?, subdirectory: String?,
+    ///
+    /// After a global miss, an exact name in `<localization>.lproj` is what both searches
+    /// answer (the first finds it there first, or finds a localized hit elsewhere and the second
+    /// starts there), so that folder is read next — unless a hit in another language folder could
+    /// count as global by the substring test, which only some subdirectories make possible.
+    private static func findLocalized<R>(plan: SearchPlan, base: SearchBase, localization: String?, subdirectory: String?,
                                          lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
                                          in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let localization = (localization?.isEmpty ?? true) ? nil : localization
-        let miss: Answer<R> = plan.hasRootFallback ? .rootFallback : .notFound
-        searchList: for step in plan.steps.indices where plan.stepMayExist[step] {
+        let global = 0
+        /// `<step's directory>/<localization>.lproj[/subdirectory]`, spelled after `directoryStart`.
+        func languageDirectory(_ step: Int, _ localization: String, _ text: inout PathComposer) -> DirectoryKey {
             text.truncate(to: directoryStart)
-            let directory = stepDirectory(step, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
-            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
-            case .none:
-                continue
-            case .several:
-                return .general
-            case .exact(let flags):
-                if let lproj = plan.steps[step].lproj, isLocalizedValue(lproj: lproj, subdirectory: subdirectory),
-                   lproj != localization {
-                    break searchList
-                }
-                if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
-                return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
-            }
-        }
-        guard let localization else { return miss }
-        for step in plan.steps.indices where plan.stepMayExist[step] {
-            // The global step's `<localization>.lproj` exists only if the bundle has that folder.
-            if plan.steps[step].lproj == nil && !plan.lprojNames.contains(localization) { continue }
-            text.truncate(to: directoryStart)
-            text.append(plan.plainDirectories[step].path)
+            text.append(base.directories[step].path)
             if text.count > directoryStart { text.append(slash) }
             text.append(localization)
             text.append(".lproj")
@@ -176,17 +179,54 @@ enum DirectLookup {
                 text.append(slash)
                 text.append(subdirectory)
             }
-            let directory = text.directoryKey(directoryStart..<text.count)
+            return text.directoryKey(directoryStart..<text.count)
+        }
+        func hit(_ flags: DirectoryEntry.Flags, _ text: inout PathComposer) throws -> Answer<R> {
+            .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+        }
+        // Whether `<localization>.lproj` (the global step's) was read and lacks the name.
+        var languageFolderLacksName = false
+        let languageFolderFirst = localization.map { base.lprojNames?.contains($0) ?? false } ?? false
+            && plan.steps.allSatisfy { step in step.lproj.map { isLocalizedValue(lproj: $0, subdirectory: subdirectory) } ?? true }
+        searchList: for step in plan.steps.indices where base.mayExist[step] {
+            if languageFolderLacksName && plan.steps[step].lproj == localization { continue }
+            text.truncate(to: directoryStart)
+            let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
             switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
             case .none:
-                continue
+                guard step == global, languageFolderFirst, let localization else { continue }
+                let directory = languageDirectory(global, localization, &text)
+                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+                case .none: languageFolderLacksName = true
+                case .several: return .general
+                case .exact(let flags): return try hit(flags, &text)
+                }
             case .several:
                 return .general
             case .exact(let flags):
-                return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+                if let lproj = plan.steps[step].lproj, isLocalizedValue(lproj: lproj, subdirectory: subdirectory),
+                   lproj != localization {
+                    break searchList
+                }
+                if subdirectory == nil { text.append(base.directories[step].path) }
+                return try hit(flags, &text)
             }
         }
-        return miss
+        guard let localization else { return .notFound }
+        for step in plan.steps.indices where base.mayExist[step] {
+            if plan.steps[step].lproj == nil {
+                // The global step's `<localization>.lproj`: read already, or absent.
+                if languageFolderLacksName { continue }
+                if let known = base.lprojNames, !known.contains(localization) { continue }
+            }
+            let directory = languageDirectory(step, localization, &text)
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            case .none: continue
+            case .several: return .general
+            case .exact(let flags): return try hit(flags, &text)
+            }
+        }
+        return .notFound
     }
 
     /// CF's substring test (docs/search-pattern.md, L-lproj-substring) on the table value of a
@@ -200,13 +240,13 @@ enum DirectLookup {
         return !head.utf8.starts(with: subdirectory.utf8)
     }
 
-    /// The key of the directory step `step` reads: the plan's for no subdirectory, else spelled
+    /// The key of the directory step `step` reads: the base's for no subdirectory, else spelled
     /// after `directoryStart` (`<step's directory>/<subdirectory>`) and hashed there.
     @inline(__always)
-    private static func stepDirectory(_ step: Int, plan: SearchPlan, subdirectory: String?, directoryStart: Int,
+    private static func stepDirectory(_ step: Int, base: SearchBase, subdirectory: String?, directoryStart: Int,
                                       _ text: inout PathComposer) -> DirectoryKey {
-        guard let subdirectory else { return plan.plainDirectories[step].key }
-        text.append(plan.plainDirectories[step].path)
+        guard let subdirectory else { return base.directories[step].key }
+        text.append(base.directories[step].path)
         if text.count > directoryStart { text.append(slash) }
         text.append(subdirectory)
         return text.directoryKey(directoryStart..<text.count)

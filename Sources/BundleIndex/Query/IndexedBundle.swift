@@ -238,9 +238,6 @@ public struct IndexedBundle: Sendable {
                                          route: .localization(localization), in: snap, direct) {
             case .found(let result): return result
             case .notFound: return nil
-            case .rootFallback:
-                return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .given(localization),
-                                               rootFallbackOnly: true).map(general)
             case .general: break
             }
         }
@@ -256,9 +253,6 @@ public struct IndexedBundle: Sendable {
         switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: snap, direct) {
         case .found(let result): return result
         case .notFound: return nil
-        case .rootFallback:
-            return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified,
-                                           rootFallbackOnly: true).map(general)
         case .general:
             return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified).map(general)
         }
