@@ -7,7 +7,8 @@
 /// let icons = try app.paths(forResourcesOfType: "png", inDirectory: nil)
 /// ```
 ///
-/// Resource lookups read the index live, so they see every commit of a `build` or a watcher.
+/// Resource lookups read the index live, so they see every commit of a `build` or a watcher
+/// (a `path(forResource:…)` asked again is answered from memory until the next commit).
 /// The bundle's Info.plist facts and language search list are taken when it is opened: open
 /// it again when `IndexReader.generation()` moves. Methods throw (a `BundleIndexError`) only
 /// when the index itself cannot be read; "not found" is `nil` or an empty array.
@@ -60,7 +61,9 @@ public struct IndexedBundle: Sendable {
     /// `Bundle.path(forResource:ofType:inDirectory:)`: as `path(forResource:ofType:)`, looking in
     /// `subpath` of the resource folder and of each language folder.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
-        try single(name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+        try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .none)) { snap in
+            try single(in: snap, name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+        }
     }
 
     /// `path(forResource:ofType:inDirectory:)` without a `String`: `body` receives the path's
@@ -89,8 +92,24 @@ public struct IndexedBundle: Sendable {
     /// resources only.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
                      forLocalization localization: String?) throws -> String? {
-        try localized(name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
-                      general: absolute)
+        try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .some(localization))) { snap in
+            try localized(in: snap, name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
+                          general: absolute)
+        }
+    }
+
+    /// A path answer from the bundle's `AnswerCache` when the index has not changed since it
+    /// was read, else `read` in a new snapshot (and the answer kept).
+    private func remembered(_ query: AnswerCache.Query, _ read: (IndexSnapshot) throws -> String?) throws -> String? {
+        // Swift's Bundle answers nil before CF when both are nil or empty.
+        if (query.name ?? "").isEmpty && (query.type ?? "").isEmpty { return nil }
+        let newest = reader.store.environment.newestTransactionID()
+        if let known = plan.answers.answer(for: query, newest: newest) { return known }
+        return try reader.store.read { snap in
+            let answer = try read(snap)
+            plan.answers.store(answer, for: query, transaction: snap.transactionID)
+            return answer
+        }
     }
 
     /// `Bundle.paths(forResourcesOfType:inDirectory:)`: absolute paths of every resource of

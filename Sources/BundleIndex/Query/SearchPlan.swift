@@ -30,6 +30,8 @@ final class SearchPlan: Sendable {
     /// bundle has the version-0 fallback.
     let resourceBase: SearchBase
     let rootBase: SearchBase?
+    /// Answers of `path(forResource:…)` already given, for repeat asks.
+    let answers = AnswerCache()
 
     init(record: BundleRecord, context: SearchContext) {
         self.record = record
