@@ -55,7 +55,20 @@ enum DirectLookup {
     static func accepts(name: String?, type: String?, subdirectory: String?, localization: String?, plan: SearchPlan) -> Bool {
         guard accepts(name: name, type: type, subdirectory: subdirectory), !plan.lprojNameHasDot else { return false }
         if let localization, !localization.isEmpty, !isPlain(localization, components: .one) { return false }
-        return !(name ?? "").contains(".lproj") && !(type ?? "").contains(".lproj")
+        return !mentionsLproj(name) && !mentionsLproj(type)
+    }
+
+    /// Whether `text` contains `.lproj` (compared byte by byte: Foundation's `contains` would
+    /// cost more than the lookup).
+    private static func mentionsLproj(_ text: String?) -> Bool {
+        guard var text else { return false }
+        let needle = lprojSuffix
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            return (0...(bytes.count - needle.count)).contains { i in
+                bytes[i] == needle[0] && (1..<needle.count).allSatisfy { bytes[i + $0] == needle[$0] }
+            }
+        }
     }
 
     /// Walks the search steps, one name-record read per step that may exist, and calls `body`
@@ -265,6 +278,7 @@ enum DirectLookup {
     }
 
     private static let slash = UInt8(ascii: "/")
+    private static let lprojSuffix: [UInt8] = Array(".lproj".utf8)
     private static let dot = UInt8(ascii: ".")
 
     private enum Components {

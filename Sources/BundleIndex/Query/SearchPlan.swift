@@ -50,7 +50,7 @@ final class SearchPlan: Sendable {
         stepMayExist = steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true }
         longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
         lprojNames = lprojs
-        lprojNameHasDot = record.lprojs.contains { $0.contains(".") }
+        lprojNameHasDot = record.lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
         resourceBase = SearchBase(directories: plainDirectories, mayExist: stepMayExist, lprojNames: lprojs)
