@@ -98,6 +98,28 @@ public struct IndexedBundle: Sendable {
         }
     }
 
+    /// `path(forResource:ofType:inDirectory:)` read from the index even when the answer is in
+    /// memory: what a first ask costs, for the benchmarks that guard the engine.
+    @_spi(Engine)
+    public func pathReadingIndex(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        return try reader.store.read { snap in
+            try single(in: snap, name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+        }
+    }
+
+    /// `path(forResource:ofType:inDirectory:forLocalization:)` read from the index even when the
+    /// answer is in memory (see `pathReadingIndex(forResource:ofType:inDirectory:)`).
+    @_spi(Engine)
+    public func pathReadingIndex(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
+                                 forLocalization localization: String?) throws -> String? {
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        return try reader.store.read { snap in
+            try localized(in: snap, name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
+                          general: absolute)
+        }
+    }
+
     /// A path answer from the bundle's `AnswerCache` when the index has not changed since it
     /// was read, else `read` in a new snapshot (and the answer kept).
     private func remembered(_ query: AnswerCache.Query, _ read: (IndexSnapshot) throws -> String?) throws -> String? {
