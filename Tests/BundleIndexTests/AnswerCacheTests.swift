@@ -56,4 +56,25 @@ struct AnswerCacheTests {
         #expect(cache.answer(for: query(1), newest: 6) == nil)
         #expect(cache.answer(for: query(AnswerCache.capacity + 9), newest: 7) != nil)
     }
+
+    @Test("the localized Info dictionary is kept until the next commit, its absence too")
+    func localizedInfoFollowsRebuilds() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en",
+                                           "CFBundleName": "Plain"]),
+        ])
+        let bundle = try fixture.bundle("A.app")
+        #expect(try bundle.object(forInfoDictionaryKey: "CFBundleName") == .string("Plain"))
+        let newest = bundle.reader.store.environment.newestTransactionID()
+        #expect(bundle.plan.localizedInfo.value(newest: newest) == .some(nil), "no InfoPlist.strings, remembered")
+        try fixture.add(["A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"Localized\";"])
+        try fixture.build()
+        #expect(try bundle.object(forInfoDictionaryKey: "CFBundleName") == .string("Localized"))
+        #expect(try bundle.localizedInfoDictionary() == ["CFBundleName": .string("Localized")])
+        let memo = TransactionMemo<Int?>()
+        memo.store(nil, transaction: 3)
+        #expect(memo.value(newest: 3) == .some(nil) && memo.value(newest: 4) == nil)
+        memo.store(5, transaction: 2)
+        #expect(memo.value(newest: 3) == .some(nil), "an older value does not replace a newer one")
+    }
 }

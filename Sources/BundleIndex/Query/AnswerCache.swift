@@ -40,3 +40,25 @@ final class AnswerCache: Sendable {
         }
     }
 }
+
+/// One value read from the index, kept for the LMDB transaction it was read in (as
+/// `AnswerCache` keeps answers).
+final class TransactionMemo<Value: Sendable>: Sendable {
+    private let state = Mutex<(transaction: UInt64, value: Value)?>(nil)
+
+    /// The value kept for transaction `newest`, if any.
+    func value(newest: UInt64) -> Value? {
+        state.withLock { state -> Value? in
+            guard let kept = state, kept.transaction == newest else { return nil }
+            return .some(kept.value)
+        }
+    }
+
+    /// Keeps `value`, read in `transaction`, unless a newer one is kept.
+    func store(_ value: Value, transaction: UInt64) {
+        state.withLock { state in
+            if let kept = state, kept.transaction > transaction { return }
+            state = (transaction, value)
+        }
+    }
+}

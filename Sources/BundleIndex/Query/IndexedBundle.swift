@@ -217,17 +217,25 @@ public struct IndexedBundle: Sendable {
     public var bundleIdentifier: String? { info.identifier }
 
     /// The `InfoPlist.strings` the search finds, parsed (docs/search-pattern.md, "Localized
-    /// Info dictionary"); nil when there is none.
+    /// Info dictionary"); nil when there is none. Asked again before the next commit, it is
+    /// answered from memory.
     public func localizedInfoDictionary() throws -> [String: PropertyListValue]? {
+        let newest = reader.store.environment.newestTransactionID()
+        if let known = plan.localizedInfo.value(newest: newest) { return known }
         // The search and the read of the file's record in one snapshot.
-        let found: [String: PropertyListValue]?? = try reader.store.read { snap in
+        let (found, transaction): ([String: PropertyListValue]??, UInt64) = try reader.store.read { snap in
             guard let hit = try lookup(snap).single(name: "InfoPlist", type: "strings", subdirectory: nil,
-                                                    localization: .unspecified) else { return .none }
+                                                    localization: .unspecified) else { return (.none, snap.transactionID) }
             let directory = hit.relativePath.split(separator: "/").dropLast().joined(separator: "/")
-            return try snap.strings(bundle: record.id, directory: directory, name: PathText.lastComponent(hit.relativePath))
+            return (try snap.strings(bundle: record.id, directory: directory, name: PathText.lastComponent(hit.relativePath)),
+                    snap.transactionID)
         }
-        guard let local = found ?? nil else { return nil }
-        return context.profile == .apple ? InfoPlistOverrides(context: context).apply(to: local) : local
+        var answer: [String: PropertyListValue]? = nil
+        if let local = found ?? nil {
+            answer = context.profile == .apple ? InfoPlistOverrides(context: context).apply(to: local) : local
+        }
+        plan.localizedInfo.store(answer, transaction: transaction)
+        return answer
     }
 
     /// `Bundle.object(forInfoDictionaryKey:)`. foundation-linux: the localized dictionary when

@@ -32,6 +32,8 @@ final class SearchPlan: Sendable {
     let rootBase: SearchBase?
     /// Answers of `path(forResource:…)` already given, for repeat asks.
     let answers = AnswerCache()
+    /// The localized Info dictionary, once read.
+    let localizedInfo = TransactionMemo<[String: PropertyListValue]?>()
 
     init(record: BundleRecord, context: SearchContext) {
         self.record = record
