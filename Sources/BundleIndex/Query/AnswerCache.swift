@@ -3,8 +3,8 @@ import Synchronization
 /// The answers of single path lookups already made on one bundle (under one context), valid for
 /// one LMDB transaction: every commit — a `build`, a watcher's batch, anything written to the
 /// index — moves the newest transaction id, and the next lookup after it reads the index again
-/// (docs/performance.md, "Repeat asks"). Asking costs one look at the newest meta page
-/// (`mdb_env_info`, no transaction) and one hash of the query.
+/// (docs/performance.md, "Query shapes on real trees"). Asking costs one look at the newest
+/// meta page (`mdb_env_info`, no transaction) and one hash of the query.
 final class AnswerCache: Sendable {
     /// A lookup's arguments as given; `localization` is `.none` for the calls without
     /// `forLocalization:`, `.some(nil)` for `forLocalization: nil`.

@@ -74,7 +74,7 @@ struct BundleRecord: Sendable, Equatable {
     /// What a query needs of the record: only the Info.plist files `wanted` names are decoded
     /// (the others are skipped, not built), and no stamps. Opening a bundle costs mostly this
     /// decoding; GNUstep bundles carry an Info-gnustep.plist the foundation-linux profile never
-    /// reads (docs/performance-notes.md).
+    /// reads (docs/performance.md, "Query shapes on real trees").
     static func decode(_ buffer: UnsafeRawBufferPointer, forQueriesReading wanted: (String) -> Bool) throws -> BundleRecord {
         try withoutActuallyEscaping(wanted) { try decode(buffer, infoPlistsWanted: $0) }
     }
