@@ -127,6 +127,7 @@ final class IndexStore: @unchecked Sendable {
     /// The process's environment for `path`, LMDB's errors in the index's terms.
     private static func environment(path: String, readOnly: Bool) throws -> LMDBEnvironment {
         try checkFiles(path, readOnly: readOnly)
+        if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
         do {
             return try LMDBEnvironment.shared(path: path, readOnly: readOnly)
         } catch let e as LMDBError {
@@ -225,7 +226,9 @@ final class IndexStore: @unchecked Sendable {
         case .invalid: return .notAnIndex(path: path, reason: "data.mdb is not an LMDB database")
         case .versionMismatch: return .notAnIndex(path: path, reason: "data.mdb was written by an incompatible LMDB")
         case .corrupted, .panic: return .corrupt(path: path, reason: e.description)
-        default: return .storage(path: path, code: e.code, message: e.description)
+        default:
+            if e.systemErrno == EIO, let full = StorageSpace.diskFullError(path: path) { return full }
+            return .storage(path: path, code: e.code, message: e.message)
         }
     }
 

@@ -47,6 +47,12 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// The text of the error without its code (`BundleIndexError.storage` adds the code once).
+    var message: String {
+        if case .other(_, let message) = self { return message }
+        return description
+    }
+
     var description: String {
         switch self {
         case .mapFull: return "the index map is full (MDB_MAP_FULL)"
