@@ -129,10 +129,18 @@ final class IndexStore: @unchecked Sendable {
         try checkFiles(path, readOnly: readOnly)
         if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
         do {
-            return try LMDBEnvironment.shared(path: path, readOnly: readOnly)
+            return try LMDBEnvironment.shared(path: path, readOnly: readOnly,
+                                              lockless: readOnly && !mayWriteLockFile(path))
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
+    }
+
+    /// Whether this process may write `lock.mdb` (or create it): a reader that may not reads
+    /// without it (`LMDBEnvironment.lockless`; docs/reliability.md, "A shared index").
+    private static func mayWriteLockFile(_ path: String) -> Bool {
+        if faccessat(AT_FDCWD, path + "/lock.mdb", W_OK, AT_EACCESS) == 0 { return true }
+        return errno == ENOENT && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
     }
 
     /// What LMDB would otherwise open blindly: it follows symbolic links (a `lock.mdb` linked
