@@ -54,3 +54,44 @@ struct DiskFullTests {
         }
     }
 }
+
+@Suite("Reliability: address space")
+struct AddressSpaceTests {
+    /// `bundleidx ARGS --index INDEX` under an address-space limit of `gibibytes` (`prlimit --as`).
+    static func limited(_ gibibytes: Int, _ index: String, _ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(["prlimit", "--as=\(gibibytes << 30)", "timeout", "-s", "KILL", "60", bundleidxBinary] + args + ["--index", index])
+    }
+
+    @Test("under ulimit -v 4 GB and 16 GB, build and query work: the map is sized to what the limit leaves")
+    func buildAndQueryUnderLimit() throws {
+        let f = try BundleFixture(manyFileBundles(count: 3, files: 50))
+        for gibibytes in [4, 16] {
+            try? FileManager.default.removeItem(atPath: f.indexPath)
+            for _ in 0..<2 {   // a new index, then a rebuild of an existing one
+                let built = try Self.limited(gibibytes, f.indexPath, ["build", f.root])
+                #expect(built.status == 0, "\(gibibytes) GiB: \(built.status) \(built.stderr)")
+            }
+            let query = try Self.limited(gibibytes, f.indexPath, ["query", "com.example.app2", "a-resource-with-a-rather-long-name-9",
+                                                                   "--type", "png"])
+            #expect(query.status == 0 && query.stdout.hasSuffix("-9.png\n"), "\(gibibytes) GiB: \(query.status) \(query.stderr)")
+            let batch = try run(["prlimit", "--as=\(gibibytes << 30)", bundleidxBinary, "query", "--batch", "--index", f.indexPath],
+                                input: #"{"bundle":"com.example.app1","op":"identifier"}"# + "\n")
+            #expect(batch.status == 0 && batch.stdout == "\"com.example.app1\"\n", "\(batch.stderr)")
+        }
+    }
+
+    @Test("an index larger than the limit allows to map: the error names the limit, exit 3, no signal")
+    func indexLargerThanTheLimit() throws {
+        let f = try BundleFixture(manyFileBundles(count: 1, files: 5))
+        try f.build()
+        // A data file of 8 GiB (sparse): a reader must map all of it, which 4 GiB cannot hold.
+        #expect(truncate(f.indexPath + "/data.mdb", 8 << 30) == 0)
+        for args in [["query", "com.example.app0", "x"], ["build", f.root]] {
+            let r = try Self.limited(4, f.indexPath, args)
+            #expect(r.status == 3, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("Cannot allocate memory") && r.stderr.contains("address-space limit (ulimit -v) of 4096 MiB"),
+                    "\(args): \(r.stderr)")
+        }
+        #expect(try run([bundleidxBinary, "query", "com.example.app0", "x", "--index", f.indexPath]).status == 1)
+    }
+}

@@ -128,9 +128,12 @@ final class IndexStore: @unchecked Sendable {
     private static func environment(path: String, readOnly: Bool) throws -> LMDBEnvironment {
         try checkFiles(path, readOnly: readOnly)
         if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
+        let mapSize = StorageSpace.mapSize(indexPath: path)
         do {
             return try LMDBEnvironment.shared(path: path, readOnly: readOnly,
-                                              lockless: readOnly && !mayWriteLockFile(path))
+                                              lockless: readOnly && !mayWriteLockFile(path), mapSize: mapSize)
+        } catch let e as LMDBError where e.systemErrno == ENOMEM {
+            throw StorageSpace.addressSpaceError(path: path, mapSize: mapSize) ?? translate(e, path: path)
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
@@ -234,6 +237,8 @@ final class IndexStore: @unchecked Sendable {
         case .invalid: return .notAnIndex(path: path, reason: "data.mdb is not an LMDB database")
         case .versionMismatch: return .notAnIndex(path: path, reason: "data.mdb was written by an incompatible LMDB")
         case .corrupted, .panic: return .corrupt(path: path, reason: e.description)
+        case .mapFull, .mapResized:
+            return StorageSpace.mapOutgrownError(e, path: path)
         default:
             if e.systemErrno == EIO, let full = StorageSpace.diskFullError(path: path) { return full }
             return .storage(path: path, code: e.code, message: e.message)

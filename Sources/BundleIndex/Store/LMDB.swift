@@ -90,15 +90,17 @@ final class LMDBEnvironment: @unchecked Sendable {
     private let idleReaders = Mutex<[LMDBTransaction]>([])
 
     /// 1 TiB of address space: the file only grows as pages are used, the map is virtual.
+    /// Under an address-space limit (`ulimit -v`) the map is smaller (`StorageSpace.mapSize`).
     static let defaultMapSize = 1 << 40
 
-    init(path: String, readOnly: Bool, lockless: Bool = false, maxDatabases: UInt32 = 8) throws {
+    init(path: String, readOnly: Bool, lockless: Bool = false, mapSize: Int = defaultMapSize,
+         maxDatabases: UInt32 = 8) throws {
         var env: OpaquePointer?
         try check(mdb_env_create(&env))
         guard let env else { throw LMDBError.panic }
         do {
             try check(mdb_env_set_maxdbs(env, maxDatabases))
-            try check(mdb_env_set_mapsize(env, Self.defaultMapSize))
+            try check(mdb_env_set_mapsize(env, mapSize))
             try check(mdb_env_set_maxreaders(env, 512))
             var flags = UInt32(MDB_NOTLS | MDB_NORDAHEAD)
             if readOnly { flags |= UInt32(MDB_RDONLY) }
@@ -135,11 +137,12 @@ final class LMDBEnvironment: @unchecked Sendable {
         weak var environment: LMDBEnvironment?
     }
 
-    static func shared(path: String, readOnly: Bool, lockless: Bool = false) throws -> LMDBEnvironment {
+    static func shared(path: String, readOnly: Bool, lockless: Bool = false,
+                       mapSize: Int = defaultMapSize) throws -> LMDBEnvironment {
         let key = FileSystem.realPath(path) ?? path
         return try registry.withLock { table in
             if let env = table[key]?.environment, readOnly || !env.readOnly { return env }
-            let env = try LMDBEnvironment(path: path, readOnly: readOnly, lockless: lockless)
+            let env = try LMDBEnvironment(path: path, readOnly: readOnly, lockless: lockless, mapSize: mapSize)
             table[key] = WeakEnvironment(environment: env)
             return env
         }
@@ -182,6 +185,12 @@ final class LMDBEnvironment: @unchecked Sendable {
         var info = MDB_envinfo()
         guard mdb_env_info(handle, &info) == 0 else { return 0 }
         return UInt64(info.me_last_txnid)
+    }
+
+    /// The size of the map (`mdb_env_info`'s `me_mapsize`): how large the data file may grow.
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        return mdb_env_info(handle, &info) == 0 ? Int(info.me_mapsize) : 0
     }
 
     /// Bytes of the data file in use according to the newest meta page (what `stats` reports).

@@ -1,6 +1,7 @@
 import Glibc
 
-/// What a full file system does to an index, made explicit (docs/reliability.md, "Disk full").
+/// What a full file system or an address-space limit does to an index, made explicit
+/// (docs/reliability.md, "Disk full" and "Address space").
 ///
 /// LMDB writes data pages with `pwrite`; when the file system fills in the middle of a write,
 /// the write is short and LMDB reports `EIO` ("short write, filesystem full?"), losing the
@@ -55,4 +56,61 @@ enum StorageSpace {
         guard let free = freeBytes(path) else { return "" }
         return "; \(free / 1024) KiB free on the file system of the index"
     }
+
+    // MARK: Address space
+
+    /// The map LMDB reserves for an index: 1 TiB of address space when nothing limits it (the
+    /// file grows only as pages are used). Under `ulimit -v` a 1 TiB map fails with ENOMEM, so
+    /// the map takes half of the address space the limit leaves this process (the other half is
+    /// for the heap and threads of a build), and never less than the data file, which a reader
+    /// must map whole.
+    static func mapSize(indexPath: String) -> Int {
+        guard let limit = addressSpaceLimit() else { return LMDBEnvironment.defaultMapSize }
+        var st = stat()
+        let file = stat(indexPath + "/data.mdb", &st) == 0 ? Int(st.st_size) : 0
+        let budget = max(0, limit - virtualBytesInUse()) / 2
+        let size = max(min(LMDBEnvironment.defaultMapSize, budget), file)
+        return (size + mebibyte - 1) / mebibyte * mebibyte
+    }
+
+    /// Mapping the index failed with ENOMEM under an address-space limit: the error names the
+    /// limit. Nil without a limit (then ENOMEM is reported as it is).
+    static func addressSpaceError(path: String, mapSize: Int) -> BundleIndexError? {
+        guard let limit = addressSpaceLimit() else { return nil }
+        return .storage(path: path, code: ENOMEM, message: String(cString: strerror(ENOMEM))
+                        + ": mapping the index takes \(mapSize / mebibyte) MiB of address space, and the "
+                        + "address-space limit (ulimit -v) of \(limit / mebibyte) MiB leaves "
+                        + "\(max(0, limit - virtualBytesInUse()) / mebibyte) MiB; raise the limit")
+    }
+
+    /// The data outgrew the map (MDB_MAP_FULL for a writer, MDB_MAP_RESIZED for a reader whose
+    /// map is smaller than the index has become). Under an address-space limit that is the
+    /// limit's doing, and the error says so.
+    static func mapOutgrownError(_ e: LMDBError, path: String) -> BundleIndexError {
+        guard let limit = addressSpaceLimit() else { return .storage(path: path, code: e.code, message: e.message) }
+        return .storage(path: path, code: e.code, message: e.message + ": the index outgrew the map that the "
+                        + "address-space limit (ulimit -v) of \(limit / mebibyte) MiB allows; raise the limit")
+    }
+
+    /// `RLIMIT_AS` in bytes, nil when unlimited.
+    static func addressSpaceLimit() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return nil
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// The process's virtual size (`/proc/self/statm`, first field, in pages).
+    static func virtualBytesInUse() -> Int {
+        let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0, let pages = Int(String(decoding: buffer[..<n].prefix { $0 != 0x20 }, as: UTF8.self)) else { return 0 }
+        return pages * Int(getpagesize())
+    }
+
+    private static let mebibyte = 1 << 20
 }
