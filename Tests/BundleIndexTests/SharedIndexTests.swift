@@ -97,3 +97,45 @@ struct LocklessReadTests {
         }
     }
 }
+
+/// Root reads every folder whatever its mode, so these builds run as `nobody`, who owns the tree
+/// and the index: `chmod 000` then stops the build's reads as it would stop a user's.
+@Suite("Reliability: folders that become unreadable", .enabled(if: runsAsRoot, "running a command as another user needs root"))
+struct UnreadableFolderTests {
+    @Test("a bundle folder, a folder of bundles and a folder inside a bundle made unreadable keep their records, with a warning")
+    func unreadableFoldersKeepTheirRecords() throws {
+        let f = try BundleFixture([
+            "Apps/Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"]),
+            "Apps/Phone.app/icon.png": "",
+            "Notes.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.notes"]),
+            "Notes.app/fr.lproj/Localizable.strings": "",
+            "Notes.app/note.txt": "",
+            "Mail.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.mail"]),
+            "Mail.app/mail.png": "",
+            "Gone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.gone"]),
+        ])
+        #expect(try run(["chown", "-R", "65534:65534", f.root]).status == 0)
+        func build() throws -> (status: Int32, stdout: String, stderr: String) {
+            try SharedIndexTests.asNobody([bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        }
+        func query(_ args: [String]) throws -> Int32 {
+            try SharedIndexTests.asNobody([bundleidxBinary, "query"] + args + ["--index", f.indexPath]).status
+        }
+        #expect(try build().status == 0)
+        #expect(chmod(f.root + "/Apps", 0) == 0)
+        #expect(chmod(f.root + "/Notes.app/fr.lproj", 0) == 0)
+        #expect(chmod(f.root + "/Mail.app", 0) == 0)
+        try FileManager.default.removeItem(atPath: f.root + "/Gone.app")
+        defer { for dir in ["Apps", "Notes.app/fr.lproj", "Mail.app"] { chmod(f.root + "/" + dir, 0o755) } }
+        let rebuilt = try build()
+        #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+        #expect(rebuilt.stderr.contains("could not be read in full; the index keeps what it held"), "\(rebuilt.stderr)")
+        #expect(try query(["com.example.phone", "icon", "--type", "png"]) == 0)
+        #expect(try query(["com.example.mail", "mail", "--type", "png"]) == 0)
+        #expect(try query(["com.example.notes", "Localizable", "--type", "strings", "--lang", "fr"]) == 0)
+        #expect(try query(["com.example.notes", "note", "--type", "txt"]) == 0)
+        // A bundle that is gone is still removed.
+        let listed = try SharedIndexTests.asNobody([bundleidxBinary, "bundles", "--index", f.indexPath]).stdout
+        #expect(!listed.contains("Gone.app") && listed.contains("Phone.app") && listed.contains("Mail.app"), "\(listed)")
+    }
+}

@@ -52,7 +52,8 @@ struct BundleScanner {
             + strings.map { PathText.join($0.directory, $0.name) }
         let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
-                             directories: directories, stringsFiles: strings, warnings: warnings, fileStamps: fileStamps)
+                             directories: directories, stringsFiles: strings, warnings: warnings, fileStamps: fileStamps,
+                             unreadable: unreadable.sorted(by: byteOrder))
     }
 
     // MARK: - directories
@@ -86,6 +87,7 @@ struct BundleScanner {
             do {
                 listing = try list(relative, real: real)
             } catch {
+                if (error as? DirectoryReadError)?.isGone == true { continue }
                 unreadable.insert(absolute)
                 warnings.append("unreadable directory skipped: \(error)")
                 continue
