@@ -102,6 +102,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             try check(mdb_env_set_maxdbs(env, maxDatabases))
             try check(mdb_env_set_mapsize(env, mapSize))
             try check(mdb_env_set_maxreaders(env, 512))
+            try check(mdb_env_set_assert(env) { _, _ in MappedReadGuard.reportFailedAssertion() })
             var flags = UInt32(MDB_NOTLS | MDB_NORDAHEAD)
             if readOnly { flags |= UInt32(MDB_RDONLY) }
             if lockless { flags |= UInt32(MDB_NOLOCK) }
