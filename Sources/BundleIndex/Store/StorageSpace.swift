@@ -28,7 +28,9 @@ enum StorageSpace {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return }
-        let length = max(Int(st.st_size), lockFileBytes)
+        // An existing lock file keeps its size (another program's, or one LMDB sized for other
+        // limits); a new one gets the size LMDB would give it.
+        let length = st.st_size > 0 ? Int(st.st_size) : lockFileBytes
         // posix_fallocate returns the error number instead of setting errno.
         let rc = posix_fallocate(fd, 0, off_t(length))
         if rc == ENOSPC || rc == EDQUOT {
