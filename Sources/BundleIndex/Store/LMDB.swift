@@ -188,12 +188,6 @@ final class LMDBEnvironment: @unchecked Sendable {
         return UInt64(info.me_last_txnid)
     }
 
-    /// The size of the map (`mdb_env_info`'s `me_mapsize`): how large the data file may grow.
-    var mapSize: Int {
-        var info = MDB_envinfo()
-        return mdb_env_info(handle, &info) == 0 ? Int(info.me_mapsize) : 0
-    }
-
     /// Bytes of the data file in use according to the newest meta page (what `stats` reports).
     func usedBytes() -> Int {
         var info = MDB_envinfo()
