@@ -70,6 +70,9 @@ public struct IndexedBundle: Sendable {
     /// UTF-8 bytes, valid only during the call; nil when there is no such resource. For
     /// a name (with or without a type) and no or a plain subdirectory, a hit allocates
     /// nothing (docs/performance.md); other queries answer through the general lookup.
+    /// A reader that may not write the index's `lock.mdb` (another user of a shared index) reads
+    /// without it, and a read that two commits overtook is made again: `body` then runs again,
+    /// and the last call's result is returned (docs/reliability.md, "A shared index").
     @inlinable  // specialised in the caller: an unspecialised generic closure costs more than the lookup
     public func withPath<R>(forResource name: String?, ofType type: String?, inDirectory subpath: String? = nil,
                             _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R? {

@@ -53,6 +53,11 @@ enum PathText {
         guard let i = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: i)...])
     }
+
+    /// Whether absolute `path` is `folder` or lies below it (component-wise: `/a/bc` is not in `/a/b`).
+    static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
+        path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
+    }
 }
 
 /// CF's own path joining and URL path clean-up, which the answers must reproduce byte for byte.
