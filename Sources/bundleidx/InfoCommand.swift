@@ -7,8 +7,8 @@ struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Show a bundle's Info.plist values, localizations and layout.",
         discussion: """
-        Without KEY: a summary (path, layout, resource path, identifier, development
-        localization, localizations, search list) and every Info.plist key. With KEY: the
+        Without KEY: a summary (path, layout, resource path, identifier, development \
+        localization, localizations, search list) and every Info.plist key. With KEY: the \
         value object(forInfoDictionaryKey:) returns (localized when InfoPlist.strings has it).
 
         Examples:

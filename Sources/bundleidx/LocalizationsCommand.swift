@@ -7,8 +7,8 @@ struct LocalizationsCommand: ParsableCommand {
         commandName: "localizations",
         abstract: "Show a bundle's localizations and the language search list your languages produce.",
         discussion: """
-        The search list is the order of language folders a lookup reads after the global
-        resources (Base.lproj comes right after the first one). Use it to see why a localized
+        The search list is the order of language folders a lookup reads after the global \
+        resources (Base.lproj comes right after the first one). Use it to see why a localized \
         resource is or is not found.
 
         Examples:
@@ -24,6 +24,9 @@ struct LocalizationsCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Print JSON.")
     var json = false
+
+    @Flag(name: [.customShort("0"), .long], help: "Print only the bundle's localizations, each ended by a NUL byte (for xargs -0).")
+    var null = false
 
     @OptionGroup var search: ContextOptions
 
@@ -41,10 +44,14 @@ struct LocalizationsCommand: ParsableCommand {
             ]))
             return
         }
-        print("localizations: \(b.localizations.joined(separator: ", "))")
-        print("development localization: \(b.developmentLocalization ?? "-")")
-        print("preferred languages (\(context.profile.rawValue)): \(context.preferredLanguages.joined(separator: ", "))")
-        print("search list: \(b.languageSearchList.joined(separator: ", "))")
-        print("lookup order: " + b.lookupOrder.map { $0.isEmpty ? "global" : $0 }.joined(separator: ", "))
+        if null {
+            for name in b.localizations { PlainOutput.emit(name, nullTerminated: true) }
+            return
+        }
+        PlainOutput.emit("localizations: \(b.localizations.joined(separator: ", "))")
+        PlainOutput.emit("development localization: \(b.developmentLocalization ?? "-")")
+        PlainOutput.emit("preferred languages (\(context.profile.rawValue)): \(context.preferredLanguages.joined(separator: ", "))")
+        PlainOutput.emit("search list: \(b.languageSearchList.joined(separator: ", "))")
+        PlainOutput.emit("lookup order: " + b.lookupOrder.map { $0.isEmpty ? "global" : $0 }.joined(separator: ", "))
     }
 }

@@ -7,9 +7,9 @@ struct PathsCommand: ParsableCommand {
         commandName: "paths",
         abstract: "List resources of a type the way Bundle.paths(forResourcesOfType:...) would.",
         discussion: """
-        Prints one absolute path per line: the global directory's entries of that type, then
-        those of the first language folder and Base.lproj, then those of later folders for
-        types the first two do not have. Without --type, every entry of the global directory
+        Prints one absolute path per line: the global directory's entries of that type, then \
+        those of the first language folder and Base.lproj, then those of later folders for \
+        types the first two do not have. Without --type, every entry of the global directory \
         and of the first language folder that has any.
 
         Examples:
