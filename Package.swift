@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "BundleIndex", targets: ["BundleIndex"]),
         .library(name: "BundleIndexFoundation", targets: ["BundleIndexFoundation"]),
         .executable(name: "bundleidx", targets: ["bundleidx"]),
+        // The C ABI (include/bundleidx.h): libBundleIndexC.so here, installed by tools/install as
+        // libbundleidx.so.0 (its soname) with the links a C linker and loader look for.
+        .library(name: "BundleIndexC", type: .dynamic, targets: ["BundleIndexC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +46,19 @@ let package = Package(
         .target(name: "BundleIndexJSON", dependencies: ["BundleIndex", .product(name: "SystemPackage", package: "swift-system")]),
         // `IndexedFoundationBundle`, a `Bundle` subclass answering from the index (docs/foundation-dropin.md).
         .target(name: "BundleIndexFoundation", dependencies: ["BundleIndex"]),
+        // `@c` exports of include/bundleidx.h. Only the bundleidx_* functions leave the library
+        // (a version script), so its own Swift runtime cannot clash with a host's; a release
+        // build carries the Swift runtime and Foundation inside, like the CLI.
+        .target(
+            name: "BundleIndexC",
+            dependencies: ["BundleIndex", "BundleIndexJSON"],
+            exclude: ["bundleidx.map"],
+            linkerSettings: [
+                .unsafeFlags(["-Xlinker", "-soname=libbundleidx.so.0",
+                              "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/BundleIndexC/bundleidx.map"]),
+                .unsafeFlags(["-static-stdlib"] + staticFoundationLibraries, .when(configuration: .release)),
+            ]
+        ),
         .executableTarget(
             name: "bundleidx",
             dependencies: [
