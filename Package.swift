@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Errno: named errno values and their messages in BundleIndexError.system.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // tools/docs: the DocC archives of the library products (a command plugin; no product links it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // Debian's liblmdb-dev / libxxhash-dev, found through pkg-config; never vendored.
