@@ -41,9 +41,7 @@ public func bundleidxClose(_ index: OpaquePointer?) {
 public func bundleidxSetLanguages(_ index: OpaquePointer?, _ commaSeparated: CString?) -> Int32 {
     guard let handle = Unmanaged<IndexHandle>.handle(index)?.takeUnretainedValue(),
           case let .some(list) = CText.optional(commaSeparated) else { return CResult.argument }
-    // As `--lang` reads it: comma-separated, spaces around each name ignored.
-    let languages = list.map { $0.split(separator: ",").map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) } }
-        .map { $0.filter { !$0.isEmpty } }
+    let languages = list.map(IndexHandle.languages(commaSeparated:))
     return handle.setLanguages(languages) ? CResult.ok : CResult.argument
 }
 

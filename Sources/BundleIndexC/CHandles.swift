@@ -26,6 +26,15 @@ final class IndexHandle: Sendable {
         return true
     }
 
+    /// A language list as `--lang` reads it: comma-separated, spaces around each name ignored,
+    /// empty names dropped.
+    static func languages(commaSeparated list: String) -> [String] {
+        list.split(separator: ",").compactMap { name in
+            let trimmed = name.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
+            return trimmed.isEmpty ? nil : String(trimmed)
+        }
+    }
+
     /// The CLI's context for a profile and `--lang` on Linux without `--platform`/`--device`:
     /// nil or no languages means the environment's.
     static func context(profile: SearchContext.Profile, languages: [String]?) -> SearchContext {

@@ -6,7 +6,7 @@ import Glibc
 struct BuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
-        abstract: "Scan bundle trees and (re)write their part of the index.",
+        abstract: "Scan bundle trees and write them into the index.",
         discussion: """
         Walks every ROOT, finds every bundle in it (nested ones too) and writes them to the \
         index in one transaction: readers see the previous index until the build commits, and \

@@ -6,7 +6,7 @@ import Glibc
 struct BundleIdx: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bundleidx",
-        abstract: "Index Apple-style bundles and answer NSBundle resource lookups from the index.",
+        abstract: "Index Apple-style bundles; answer Bundle's lookups from the index.",
         discussion: """
         bundleidx scans bundle trees (.app, .framework, .bundle, .plugin, ...) into a \
         persistent LMDB index and answers Bundle's resource search pattern with a few key reads.

@@ -5,7 +5,7 @@ import BundleIndexJSON
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show a bundle's Info.plist values, localizations and layout.",
+        abstract: "Show a bundle's Info.plist values and layout.",
         discussion: """
         Without KEY: a summary (path, layout, resource path, identifier, development \
         localization, localizations, search list) and every Info.plist key. With KEY: the \

@@ -7,7 +7,7 @@ import Glibc
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
-        abstract: "Look up a resource the way Bundle.path(forResource:ofType:...) would.",
+        abstract: "Find a resource as Bundle.path(forResource:) does.",
         discussion: """
         BUNDLE is a bundle path or a CFBundleIdentifier. Prints the absolute path of the \
         resource the bundle search pattern finds: the global resource directory first, then \

@@ -5,7 +5,7 @@ import BundleIndexJSON
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Show counts, size, format version and build time of the index.",
+        abstract: "Show the index's counts, size and last build.",
         discussion: """
         Sizes are shown in binary units (KiB, MiB, GiB) and the last build's time as local \
         ISO 8601 time; --json gives the raw numbers (bytes, seconds since 1970, milliseconds).

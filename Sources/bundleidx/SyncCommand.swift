@@ -6,7 +6,7 @@ import Glibc
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Wait until the watcher has applied every change made before this call.",
+        abstract: "Wait until the watcher has applied earlier changes.",
         discussion: """
         Drops a cookie file into ROOT (a directory a running `bundleidx watch` watches) and \
         waits until the watcher has committed the batch that contains it. Afterwards a query \

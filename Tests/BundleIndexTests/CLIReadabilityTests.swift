@@ -40,6 +40,20 @@ struct CLIReadabilityTests {
         }
     }
 
+    @Test("every abstract fits one line at 80 columns: the overview and the list of subcommands")
+    func abstractsFitOneLine() throws {
+        for command in Self.commands {
+            let text = try Self.helpText(command, columns: 80)
+            #expect(text.first?.hasPrefix("OVERVIEW: ") == true && text.dropFirst().first == "", "\(command): \(text.prefix(2))")
+        }
+        let root = try run([bundleidxBinary, "--help"], environment: ["COLUMNS": "80"]).stdout
+        let list = root.split(separator: "\n").drop { $0 != "SUBCOMMANDS:" }.dropFirst()
+        #expect(list.count >= 10)
+        for line in list where line.hasPrefix("  ") && !line.contains("See 'bundleidx help") {
+            #expect(!line.hasPrefix(String(repeating: " ", count: 10)), "a wrapped abstract: \(line)")
+        }
+    }
+
     @Test("the exit codes are listed once, in the top-level help")
     func exitCodesListedOnce() throws {
         let root = try Self.helpText("", columns: 200).joined(separator: "\n")
