@@ -42,6 +42,9 @@ let package = Package(
         // The CI gate's ratio checks: both sides of every ratio alternated over repeated rounds
         // (tools/bench-gate; Benchmarks/ratio-floors).
         .executableTarget(name: "RatioGate", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),
+        // Every query shape on real-shaped trees, first and repeat ask, next to Foundation
+        // (tools/shape-bench).
+        .executableTarget(name: "ShapeMatrix", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
         // A bare lookup loop for perf / callgrind.
         .executableTarget(name: "QueryProfile", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
     ]

@@ -9,7 +9,8 @@ struct LocalizationsCommand: ParsableCommand {
         discussion: """
         The search list is the order of language folders a lookup reads after the global \
         resources (Base.lproj comes right after the first one). Use it to see why a localized \
-        resource is or is not found.
+        resource is or is not found. Names read from the bundle are shown with control \
+        characters escaped on a terminal; -0 prints only the localizations, each ended by a NUL.
 
         Examples:
           bundleidx localizations com.example.phone --lang en-GB
@@ -25,7 +26,7 @@ struct LocalizationsCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
-    @Flag(name: [.customShort("0"), .long], help: "Print only the bundle's localizations, each ended by a NUL byte (for xargs -0).")
+    @Flag(name: [.customShort("0"), .long], help: "Print only the localizations, each ended by a NUL byte (for xargs -0).")
     var null = false
 
     @OptionGroup var search: ContextOptions
@@ -48,6 +49,7 @@ struct LocalizationsCommand: ParsableCommand {
             for name in b.localizations { PlainOutput.emit(name, nullTerminated: true) }
             return
         }
+        // lproj names come from the file system: escaped on a terminal like every plain value.
         PlainOutput.emit("localizations: \(b.localizations.joined(separator: ", "))")
         PlainOutput.emit("development localization: \(b.developmentLocalization ?? "-")")
         PlainOutput.emit("preferred languages (\(context.profile.rawValue)): \(context.preferredLanguages.joined(separator: ", "))")
