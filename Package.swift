@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "BundleIndex", targets: ["BundleIndex"]),
         .library(name: "BundleIndexFoundation", targets: ["BundleIndexFoundation"]),
         .executable(name: "bundleidx", targets: ["bundleidx"]),
+        // The C ABI (include/bundleidx.h): libBundleIndexC.so here, installed by tools/install as
+        // libbundleidx.so.0 (its soname) with the links a C linker and loader look for.
+        .library(name: "BundleIndexC", type: .dynamic, targets: ["BundleIndexC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -21,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Errno: named errno values and their messages in BundleIndexError.system.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // tools/docs: the DocC archives of the library products (a command plugin; no product links it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // Debian's liblmdb-dev / libxxhash-dev, found through pkg-config; never vendored.
@@ -43,6 +48,19 @@ let package = Package(
         .target(name: "BundleIndexJSON", dependencies: ["BundleIndex", .product(name: "SystemPackage", package: "swift-system")]),
         // `IndexedFoundationBundle`, a `Bundle` subclass answering from the index (docs/foundation-dropin.md).
         .target(name: "BundleIndexFoundation", dependencies: ["BundleIndex"]),
+        // `@c` exports of include/bundleidx.h. Only the bundleidx_* functions leave the library
+        // (a version script), so its own Swift runtime cannot clash with a host's; a release
+        // build carries the Swift runtime and Foundation inside, like the CLI.
+        .target(
+            name: "BundleIndexC",
+            dependencies: ["BundleIndex", "BundleIndexJSON"],
+            exclude: ["bundleidx.map"],
+            linkerSettings: [
+                .unsafeFlags(["-Xlinker", "-soname=libbundleidx.so.0",
+                              "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/BundleIndexC/bundleidx.map"]),
+                .unsafeFlags(["-static-stdlib"] + staticFoundationLibraries, .when(configuration: .release)),
+            ]
+        ),
         .executableTarget(
             name: "bundleidx",
             dependencies: [

@@ -21,3 +21,4 @@ swift test --skip-build
 python3 tools/check-references
 python3 tools/room-deps > /dev/null
 python3 tools/api-surface
+python3 tools/api-surface --module BundleIndexC --max-types 2

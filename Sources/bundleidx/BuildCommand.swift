@@ -6,11 +6,11 @@ import Glibc
 struct BuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
-        abstract: "Scan bundle trees and (re)write their part of the index.",
+        abstract: "Scan bundle trees and write them into the index.",
         discussion: """
-        Walks every ROOT, finds every bundle in it (nested ones too) and writes them to the
-        index in one transaction: readers see the previous index until the build commits, and
-        a build that is interrupted leaves the previous index as it was. Bundles indexed
+        Walks every ROOT, finds every bundle in it (nested ones too) and writes them to the \
+        index in one transaction: readers see the previous index until the build commits, and \
+        a build that is interrupted leaves the previous index as it was. Bundles indexed \
         earlier from other roots are kept.
 
         Example:
@@ -70,9 +70,8 @@ struct BuildCommand: ParsableCommand {
         if summary.skippedNames > 0 {
             printWarning("\(summary.skippedNames) file names that are not valid UTF-8 were skipped")
         }
-        let size = Double(summary.indexBytes) / 1_048_576
         print("indexed \(summary.bundles) bundles, \(summary.resources) resources in "
-              + "\(fixed(summary.seconds, 2)) s; index \(fixed(size, 1)) MiB at \(options.resolvedPath)")
+              + "\(fixed(summary.seconds, 2)) s; index \(HumanUnits.byteCount(summary.indexBytes)) at \(options.resolvedPath)")
     }
 
     static func now() -> Double {

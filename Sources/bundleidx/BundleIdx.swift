@@ -6,21 +6,26 @@ import Glibc
 struct BundleIdx: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bundleidx",
-        abstract: "Index Apple-style bundles and answer NSBundle resource lookups from the index.",
+        abstract: "Index Apple-style bundles; answer Bundle's lookups from the index.",
         discussion: """
-        bundleidx scans bundle trees (.app, .framework, .bundle, .plugin, ...) into a persistent
-        LMDB index and answers Bundle's resource search pattern with a few key reads.
+        bundleidx scans bundle trees (.app, .framework, .bundle, .plugin, ...) into a \
+        persistent LMDB index and answers Bundle's resource search pattern with a few key reads.
 
-        Example:
+        Examples:
           bundleidx build Examples
           bundleidx query Examples/Phone.app icon --type png
 
-        Index location: --index PATH, else $BUNDLEIDX_INDEX, else $XDG_CACHE_HOME/bundleidx,
-        else ~/.cache/bundleidx.
+        The index is --index PATH when given, else $BUNDLEIDX_INDEX, else \
+        $XDG_CACHE_HOME/bundleidx, else ~/.cache/bundleidx. Every command that reads or writes \
+        an index takes --index.
 
-        Exit codes: 0 success (found), 1 not found, 2 usage error, 3 index error (missing,
-        not an index, other format version, damaged), 4 bad input (a root that is not a
-        directory, a malformed query), 5 other failures.
+        Exit status, the same for every command:
+          0  success (a lookup found something)
+          1  not found (no such resource or bundle; verify: differences)
+          2  usage error
+          3  index error (missing, not an index, other format version, damaged)
+          4  bad input (a root that is not a directory, a malformed query)
+          5  other failures (a system call, a sync that timed out)
         """,
         subcommands: [BuildCommand.self, QueryCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
                       InfoCommand.self, StatsCommand.self, WatchCommand.self, SyncCommand.self, VerifyCommand.self]

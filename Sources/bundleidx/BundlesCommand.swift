@@ -7,7 +7,7 @@ struct BundlesCommand: ParsableCommand {
         commandName: "bundles",
         abstract: "List the indexed bundles.",
         discussion: """
-        One line per bundle: path, layout, identifier. With --under, only bundles at or below
+        One line per bundle: path, layout, identifier. With --under, only bundles at or below \
         that directory.
 
         Example:

@@ -5,13 +5,14 @@ import BundleIndexJSON
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show a bundle's Info.plist values, localizations and layout.",
+        abstract: "Show a bundle's Info.plist values and layout.",
         discussion: """
-        Without KEY: a summary (path, layout, resource path, identifier, development
-        localization, localizations, search list) and every Info.plist key. With KEY: the
+        Without KEY: a summary (path, layout, resource path, identifier, development \
+        localization, localizations, search list) and every Info.plist key. With KEY: the \
         value object(forInfoDictionaryKey:) returns (localized when InfoPlist.strings has it).
-        Values are shown with control characters escaped on a terminal. With -0: the value of
-        KEY ended by a NUL byte, or without KEY every Info.plist key and its value, each ended
+
+        Values are shown with control characters escaped on a terminal. With -0: the value of \
+        KEY ended by a NUL byte, or without KEY every Info.plist key and its value, each ended \
         by a NUL (key, value, key, value…).
 
         Examples:

@@ -5,11 +5,11 @@ import BundleIndexJSON
 struct LocalizationsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "localizations",
-        abstract: "Show a bundle's localizations and the language search list your languages produce.",
+        abstract: "Show a bundle's localizations and search list.",
         discussion: """
-        The search list is the order of language folders a lookup reads after the global
-        resources (Base.lproj comes right after the first one). Use it to see why a localized
-        resource is or is not found. Names read from the bundle are shown with control
+        The search list is the order of language folders a lookup reads after the global \
+        resources (Base.lproj comes right after the first one). Use it to see why a localized \
+        resource is or is not found. Names read from the bundle are shown with control \
         characters escaped on a terminal; -0 prints only the localizations, each ended by a NUL.
 
         Examples:

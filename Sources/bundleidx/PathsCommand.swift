@@ -5,11 +5,11 @@ import BundleIndexJSON
 struct PathsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "paths",
-        abstract: "List resources of a type the way Bundle.paths(forResourcesOfType:...) would.",
+        abstract: "List resources of a type, as Bundle.paths does.",
         discussion: """
-        Prints one absolute path per line: the global directory's entries of that type, then
-        those of the first language folder and Base.lproj, then those of later folders for
-        types the first two do not have. Without --type, every entry of the global directory
+        Prints one absolute path per line: the global directory's entries of that type, then \
+        those of the first language folder and Base.lproj, then those of later folders for \
+        types the first two do not have. Without --type, every entry of the global directory \
         and of the first language folder that has any.
 
         Examples:

@@ -7,30 +7,29 @@ import Glibc
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
-        abstract: "Look up a resource the way Bundle.path(forResource:ofType:...) would.",
+        abstract: "Find a resource as Bundle.path(forResource:) does.",
         discussion: """
-        BUNDLE is a bundle path or a CFBundleIdentifier. Prints the absolute path of the
-        resource the bundle search pattern finds: the global resource directory first, then the
-        language folders of the bundle's search list (the best match for your languages, then
-        Base.lproj, then its fallbacks and the development region), inside each folder the most
-        specific variant (name-platform~device.ext, name~device.ext, name-platform.ext, then
-        name.ext). See `bundleidx localizations BUNDLE` for the search list.
-
-        Exit codes: 0 found, 1 not found, 2 usage error, 3 index error, 4 malformed query.
+        BUNDLE is a bundle path or a CFBundleIdentifier. Prints the absolute path of the \
+        resource the bundle search pattern finds: the global resource directory first, then \
+        the language folders of the bundle's search list (the best match for your languages, \
+        then Base.lproj, then its fallbacks and the development region), inside each folder \
+        the most specific variant (name-platform~device.ext, name~device.ext, \
+        name-platform.ext, then name.ext). `bundleidx localizations BUNDLE` shows the search \
+        list. Exit status 1 when nothing matches.
 
         Examples:
           bundleidx query Examples/Phone.app icon --type png
           bundleidx query com.example.phone Localizable --type strings --lang fr-CA,en
-          bundleidx query Examples/Phone.app icon --type png --platform ios --device ipad
+          bundleidx query com.example.phone icon.png --platform ios --device ipad
           bundleidx query com.example.phone welcome --type txt --localization fr
-          echo '{"bundle":"com.example.phone","op":"path","name":"icon","type":"png","dir":null}' \\
-            | bundleidx query --batch
+          echo '{"bundle":"com.example.phone","op":"path","name":"icon.png"}' |
+            bundleidx query --batch
 
-        --batch reads one JSON request per line on standard input and writes one JSON answer per
-        line, in order, each before the next request is read (docs/batch.md). Each request names
-        its "bundle" and an "op": path, url, paths, localizations, dev, preferred, preferredFrom,
-        resourcePath, bundlePath, identifier, infoKeys, info. Paths in answers are absolute,
-        as a single query prints them; a bad line gets {"error": "..."}.
+        --batch reads one JSON request per line on standard input and writes one JSON answer \
+        per line, in order, each before the next request is read (docs/batch.md). Each request \
+        names its "bundle" and an "op": path, url, paths, localizations, dev, preferred, \
+        preferredFrom, resourcePath, bundlePath, identifier, infoKeys, info. Paths in answers \
+        are absolute, as a single query prints them; a bad line gets {"error": "..."}.
         """
     )
 

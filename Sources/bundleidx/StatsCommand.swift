@@ -5,8 +5,14 @@ import BundleIndexJSON
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Show counts, size, format version and build time of the index.",
-        discussion: "Example:\n  bundleidx stats --json"
+        abstract: "Show the index's counts, size and last build.",
+        discussion: """
+        Sizes are shown in binary units (KiB, MiB, GiB) and the last build's time as local \
+        ISO 8601 time; --json gives the raw numbers (bytes, seconds since 1970, milliseconds).
+
+        Example:
+          bundleidx stats --json
+        """
     )
 
     @OptionGroup var options: IndexOptions
@@ -36,9 +42,9 @@ struct StatsCommand: ParsableCommand {
         print("format version: \(s.formatVersion)")
         print("bundles: \(s.bundles)")
         print("resource records: \(s.resourceRecords)")
-        print("index size: \(s.indexBytes) bytes")
+        print("index size: \(HumanUnits.byteCount(s.indexBytes))")
         print("roots: \(s.roots.joined(separator: ", "))")
-        print("last build: \(s.builtAt) (unix time), \(s.buildMilliseconds) ms")
+        print("last build: \(HumanUnits.localISO8601(s.builtAt)), took \(HumanUnits.duration(milliseconds: s.buildMilliseconds))")
         print("generation: \(s.generation)")
         if let state = s.watchState {
             let running = s.watcherRunning ? "running, pid \(s.watcherPID)" : "not running"

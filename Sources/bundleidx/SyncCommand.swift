@@ -1,19 +1,29 @@
 import ArgumentParser
 import BundleIndex
 
+import Glibc
+
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Wait until the watcher has applied every change made before this call.",
+        abstract: "Wait until the watcher has applied earlier changes.",
         discussion: """
-        Drops a cookie file into ROOT (a directory a running `bundleidx watch` watches) and
-        waits until the watcher has committed the batch that contains it. Afterwards a query
-        sees every change made before `sync` started. Exit 0 when synced, 5 on timeout.
+        Drops a cookie file into ROOT (a directory a running `bundleidx watch` watches) and \
+        waits until the watcher has committed the batch that contains it. Afterwards a query \
+        sees every change made before `sync` started. A sync that times out exits with status 5.
+
+        With --index, ROOT must lie in one of that index's roots: a sync aimed at the wrong \
+        index fails at once instead of waiting for its timeout.
 
         Example:
-          cp -r Build/New.bundle Examples/ && bundleidx sync Examples && bundleidx query com.example.new icon --type png
+          cp -r Build/New.bundle Examples/ && bundleidx sync Examples
+          bundleidx query com.example.new icon --type png
         """
     )
+
+    @Option(name: .long, help: ArgumentHelp("The index whose watcher should apply the changes (checked before waiting).",
+                                            valueName: "path"))
+    var index: String?
 
     @Argument(help: "A watched root.")
     var root: String
@@ -28,6 +38,29 @@ struct SyncCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let index { try Self.checkRoot(root, isIn: IndexOptions.openReader(at: index)) }
         do { try IndexWatcher.sync(root: root, timeout: timeout) } catch { throw fail(error) }
     }
+
+    /// Exits 4 unless `root` is at or below one of the roots `reader`'s index was built from.
+    static func checkRoot(_ root: String, isIn reader: IndexReader) throws {
+        let roots: [String]
+        do { roots = try reader.statistics().roots } catch { throw fail(error) }
+        // Roots are stored absolute as given; compare resolved paths so links and ".." agree.
+        let resolved = resolvedPath(root) ?? root
+        guard roots.contains(where: { stored in
+            let base = resolvedPath(stored) ?? stored
+            return resolved == base || resolved.hasPrefix(base == "/" ? "/" : base + "/")
+        }) else {
+            printError("\(root) is not in a root of the index at \(reader.path) (its roots: \(roots.joined(separator: ", ")))")
+            throw Exit.input
+        }
+    }
+}
+
+/// `realpath(3)` of `path`, or nil when it does not resolve.
+private func resolvedPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
 }

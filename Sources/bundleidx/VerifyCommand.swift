@@ -4,11 +4,11 @@ import BundleIndex
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Compare the index with a fresh scan and list every difference.",
+        abstract: "Compare the index with a fresh scan.",
         discussion: """
-        Scans ROOT... (default: every root the index was built from) and compares each bundle's
-        records with the ones a build would write now. Prints one line per difference; exit 0
-        when there is none, 1 otherwise.
+        Scans ROOT... (default: every root the index was built from) and compares each \
+        bundle's records with the ones a build would write now. Prints one line per \
+        difference; exit status 1 when there is any.
 
         Example:
           bundleidx verify Examples

@@ -11,20 +11,21 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Keep the index exact while files change (inotify).",
         discussion: """
-        Opens (or builds) the index for ROOT..., brings it up to date — after a crash only the
-        bundles whose directories or Info.plist changed are scanned again — then applies file
-        changes as they happen: events are coalesced and written in one transaction once the
-        tree has been quiet for --settle-ms (at the latest after --max-delay-ms). Readers in
-        other processes keep querying meanwhile and see each batch whole. SIGINT/SIGTERM apply
-        what is pending and exit 0. Logs go to stderr.
+        Opens (or builds) the index for ROOT..., brings it up to date — after a crash only the \
+        bundles whose directories or Info.plist changed are scanned again — then applies file \
+        changes as they happen: events are coalesced and written in one transaction once the \
+        tree has been quiet for --settle-ms (at the latest after --max-delay-ms). Readers in \
+        other processes keep querying meanwhile and see each batch whole. SIGINT and SIGTERM \
+        apply what is pending and exit 0. Logs go to standard error.
 
-        When the kernel's watch limit (fs.inotify.max_user_watches) is reached, the watcher
-        says so, keeps running and rescans the unwatched directories every
-        --rescan-interval seconds; `bundleidx stats` shows the state.
+        When the kernel's watch limit (fs.inotify.max_user_watches) is reached, the watcher \
+        says so, keeps running and rescans the unwatched directories every --rescan-interval \
+        seconds; `bundleidx stats` shows the state.
 
         Example:
           bundleidx watch Examples &
-          touch Examples/Phone.app/new.png && bundleidx sync Examples && bundleidx query Examples/Phone.app new --type png
+          touch Examples/Phone.app/new.png && bundleidx sync Examples
+          bundleidx query Examples/Phone.app new --type png
         """
     )
 
