@@ -137,6 +137,30 @@ struct IndexSnapshot {
         }
     }
 
+    /// The value of `key` in the strings table at `table`, nil when the table has no such
+    /// entry (or is not indexed: see `stringsTableWasRead`).
+    func stringsEntry(bundle: UInt64, _ table: StringsKey.Table, key: UnsafeRawBufferPointer) throws -> String? {
+        try StringsKey.entry(bundle: bundle, table, key: key).withBytes { k in
+            guard let v = try txn.get(store.strings, key: k) else { return nil }
+            return try StringsRecords.value(v, key: key, tableCheck: table.check)
+        }
+    }
+
+    /// Whether the strings table at `table` was read when indexed; nil when the index has no
+    /// record of it.
+    func stringsTableWasRead(bundle: UInt64, _ table: StringsKey.Table) throws -> Bool? {
+        try StringsKey.table(bundle: bundle, table).withBytes { k in
+            guard let v = try txn.get(store.strings, key: k) else { return nil }
+            return try StringsRecords.wasRead(v, path: table.path)
+        }
+    }
+
+    /// Every strings record of bundle `id`, in key order (for `verify`).
+    func forEachStringsRecord(bundle id: UInt64,
+                              _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {
+        try txn.scan(store.strings, prefix: ResourceKey.bundlePrefix(id), body)
+    }
+
     func metaU64(_ key: MetaKey) throws -> UInt64? { try store.metaU64(key, in: txn) }
 
     func metaString(_ key: MetaKey) throws -> String? {

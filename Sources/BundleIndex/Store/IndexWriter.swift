@@ -60,6 +60,7 @@ struct IndexWriter {
     func removeBundle(path: String) throws {
         guard let record = try bundleRecord(path: path) else { return }
         try txn.deletePrefix(store.resources, prefix: ResourceKey.bundlePrefix(record.id))
+        try txn.deletePrefix(store.strings, prefix: ResourceKey.bundlePrefix(record.id))
         for id in record.identifiers {
             try txn.delete(store.identifiers, key: Array(id.utf8), value: Array(path.utf8))
         }
@@ -94,6 +95,9 @@ struct IndexWriter {
         }
         try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in
             try key.withBytes { try txn.put(store.resources, key: $0, value: value, append: previous == nil) }
+        }
+        try StringsRecords.forEach(bundleID: id, bundlePath: bundle.path, tables: bundle.tables) { key, value in
+            try key.withBytes { try txn.put(store.strings, key: $0, value: value, append: previous == nil) }
         }
         return record
     }

@@ -1,0 +1,69 @@
+/// `Bundle.localizedString(forKey:value:table:)` from the index (docs/foundation-dropin.md,
+/// "Localized strings", which states CF's rules: `CFBundleCopyLocalizedStringForLocalization`).
+extension IndexedBundle {
+    /// `Bundle.localizedString(forKey:value:table:)`: the table's entry for `key`; when it has
+    /// none, `value`, or `key` itself when `value` is nil or empty. A nil or empty `table` is
+    /// `Localizable`.
+    ///
+    /// ```swift
+    /// let title = try app.localizedString(forKey: "welcome", value: "Welcome", table: nil)
+    /// ```
+    ///
+    /// The table is the `table.strings` the search pattern finds first, merged with the
+    /// `table.stringsdict` it finds first (whose entries win); both are read from the index
+    /// (no file is parsed). Throws `BundleIndexError.badInput` for a table too large to have
+    /// been indexed (over 16 MiB).
+    public func localizedString(forKey key: String, value: String?, table: String?) throws -> String {
+        if let found = try localizedStringEntry(forKey: key, table: table) { return found }
+        if let value, !value.isEmpty { return value }
+        return key
+    }
+
+    /// The table's own entry for `key` (see `localizedString(forKey:value:table:)`), nil when
+    /// it has none.
+    public func localizedStringEntry(forKey key: String, table: String?) throws -> String? {
+        try entry(key, table, .unspecified)
+    }
+
+    /// `localizedStringEntry(forKey:table:)` with the tables looked up for `localization`, as
+    /// `path(forResource:ofType:inDirectory:forLocalization:)` finds them: the global folder,
+    /// then `localization.lproj` (CF's `CFBundleCopyLocalizedStringForLocalization`).
+    public func localizedStringEntry(forKey key: String, table: String?, forLocalization localization: String?) throws -> String? {
+        try entry(key, table, .given(localization))
+    }
+
+    private func entry(_ key: String, _ table: String?, _ localization: ResourceLookup.Localization) throws -> String? {
+        let name = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+        let bundleID = record.id
+        return try reader.store.read { snap in
+            // The .stringsdict's entries override the .strings table's (CF merges them so).
+            for type in ["stringsdict", "strings"] {
+                guard let path = try tablePath(name, type, localization, snap) else { continue }
+                let table = StringsKey.Table(path)
+                let found = try key.withUTF8Bytes { try snap.stringsEntry(bundle: bundleID, table, key: UnsafeRawBufferPointer($0)) }
+                if let found { return found }
+                // A miss is an answer only for a table whose every entry is indexed.
+                guard try snap.stringsTableWasRead(bundle: bundleID, table) == true else {
+                    throw BundleIndexError.badInput(path: bundlePath + "/" + path, reason: "this strings table is not in "
+                                                    + "the index (over \(StringsTable.sizeLimit >> 20) MiB)")
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The table file a lookup of `name`.`type` finds, relative to the bundle root; nil when
+    /// there is none or it is a folder (CF reads no data from a folder: an empty table).
+    private func tablePath(_ name: String, _ type: String, _ localization: ResourceLookup.Localization,
+                           _ snap: IndexSnapshot) throws -> String? {
+        let direct: (DirectLookup.Hit) -> (String, Bool) = { (String(decoding: $0.relativePath, as: UTF8.self), $0.isDirectory) }
+        let general: (ResourceHit) -> (String, Bool) = { ($0.relativePath, $0.isDirectory) }
+        let hit: (String, Bool)?
+        switch localization {
+        case .unspecified: hit = try single(in: snap, name, type, nil, direct: direct, general: general)
+        case .given(let l): hit = try localized(in: snap, name, type, nil, l, direct: direct, general: general)
+        }
+        guard let (path, isDirectory) = hit, !isDirectory else { return nil }
+        return path
+    }
+}
