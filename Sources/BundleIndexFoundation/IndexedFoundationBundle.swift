@@ -210,6 +210,14 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
                else: { super.object(forInfoDictionaryKey: key) })
     }
 
+    /// `Bundle.localizedString(forKey:value:table:)` from the index: the entry of the table the
+    /// search finds (its `.stringsdict` entries first), else `value`, else `key`; no table is
+    /// parsed. A table too large to be indexed is left to Foundation.
+    open override func localizedString(forKey key: String, value: String?, table tableName: String?) -> String {
+        answer({ s in try s.bundle.localizedString(forKey: key, value: value, table: tableName) },
+               else: { super.localizedString(forKey: key, value: value, table: tableName) })
+    }
+
     /// `CFBundleDevelopmentRegion`, or nil when Info.plist has none (or it is empty or not a
     /// string): there Foundation on Linux traps, this answers nil as Apple's Foundation does.
     open override var developmentLocalization: String? {
