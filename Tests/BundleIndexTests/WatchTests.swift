@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+import BundleIndexFoundation
 
 @Suite("Watcher", .serialized, .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))
 struct WatchTests {
@@ -37,6 +38,34 @@ struct WatchTests {
         #expect(b.localizations == ["en", "fr"])
         #expect(try b.object(forInfoDictionaryKey: "CFBundleName") == .string("Nom"))
         #expect(try IndexReader(path: h.indexPath).bundle(identifier: "a") == nil)
+        #expect(try h.verify() == [])
+    }
+
+    @Test("strings tables rewritten in place, added and removed show on the next call after sync")
+    func stringsTables() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        try h.write("A.app/en.lproj/Localizable.strings", "\"hello\" = \"hello\";\n")
+        try h.sync()
+        let dropIn = try #require(IndexedFoundationBundle(path: h.root + "/A.app", index: h.indexPath))
+        let b = try #require(try h.bundle("A.app"))
+        #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "hello")
+        // Rewritten in place, alone in its batch: the folder's listing stays, only the content changes.
+        let file = try #require(fopen(h.root + "/A.app/en.lproj/Localizable.strings", "w"))
+        fputs("\"hello\" = \"hi\";\n\"bye\" = \"bye now\";\n", file)
+        fclose(file)
+        try h.sync()
+        #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "hi")
+        #expect(try b.localizedString(forKey: "bye", value: nil, table: "Localizable") == "bye now")
+        try h.write("A.app/en.lproj/Errors.strings", "\"E1\" = \"disk full\";\n")
+        try h.sync()
+        #expect(dropIn.localizedString(forKey: "E1", value: nil, table: "Errors") == "disk full")
+        try h.write("A.app/en.lproj/Localizable.stringsdict",
+                    "<plist version=\"1.0\"><dict><key>hello</key><string>from dict</string></dict></plist>")
+        try h.remove("A.app/en.lproj/Errors.strings")
+        try h.sync()
+        #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "from dict")
+        #expect(dropIn.localizedString(forKey: "E1", value: "gone", table: "Errors") == "gone")
         #expect(try h.verify() == [])
     }
 
