@@ -1,5 +1,6 @@
 // The watcher keeps the index exact: one test per kind of change, each asserting after `sync`.
 import Foundation
+import Logging
 import Testing
 @testable import BundleIndex
 import BundleIndexFoundation
@@ -67,6 +68,24 @@ struct WatchTests {
         #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "from dict")
         #expect(dropIn.localizedString(forKey: "E1", value: "gone", table: "Errors") == "gone")
         #expect(try h.verify() == [])
+    }
+
+    @Test("a strings table rewritten in place while no watcher ran is caught up when one starts")
+    func stringsTableCatchUp() throws {
+        let fixture = try BundleFixture(Self.app.merging(["A.app/en.lproj/Localizable.strings": "\"k\" = \"old\";\n"]) { $1 })
+        try fixture.build()
+        // In place: the folder's mtime stays, only the table's own stamp shows the change.
+        let file = try #require(fopen(fixture.root + "/A.app/en.lproj/Localizable.strings", "w"))
+        fputs("\"k\" = \"new\";\n", file)
+        fclose(file)
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, fixture.root + "/A.app/en.lproj/Localizable.strings", &times, 0) == 0)
+        let watcher = try IndexWatcher(roots: [fixture.root], indexPath: fixture.indexPath,
+                                       logger: Logger(label: "test.watch", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try watcher.catchUp()
+        let b = try #require(try fixture.reader().bundle(atPath: fixture.root + "/A.app", context: .foundationLinux))
+        #expect(try b.localizedString(forKey: "k", value: nil, table: nil) == "new")
+        #expect(try IndexVerifier.verify(indexPath: fixture.indexPath, roots: [fixture.root]) == [])
     }
 
     @Test("moves within the tree, into it and out of it; lproj folders appearing")

@@ -18,7 +18,7 @@ struct ScannedBundle {
     /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
     let tables: [StringsTable]
     let warnings: [String]
-    /// Modification times of the parsed files (Info.plist, strings tables): their content
+    /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
     /// matters, and rewriting a file in place does not change its directory's mtime.
     let fileStamps: [FileStamp]
 

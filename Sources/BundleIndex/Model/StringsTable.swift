@@ -6,6 +6,9 @@ struct StringsTable: Equatable, Sendable {
     /// The file's path relative to the bundle root (`Resources/fr.lproj/Localizable.strings`),
     /// spelled as a lookup of the table returns it.
     let path: String
+    /// The file's modification time (ns) when read: a restarted watcher compares it with the
+    /// disk, as it compares a bundle's stamps (docs/watching.md, "Crashes and restarts").
+    let modificationTime: UInt64
     let content: Content
 
     enum Content: Equatable, Sendable {

@@ -48,10 +48,10 @@ struct BundleScanner {
 
         let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
         let strings = readStringsFiles(layout: layout, byPath: byPath)
+        // Tables carry their own modification times (kept in their table records, not here).
         let tables = readStringsTables(directories)
-        // A table that is also an InfoPlist*.strings file is stamped once.
-        let parsed = Set(infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
-            + strings.map { PathText.join($0.directory, $0.name) } + tables.map(\.path)).sorted(by: byteOrder)
+        let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
+            + strings.map { PathText.join($0.directory, $0.name) }
         let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
                              directories: directories, stringsFiles: strings, tables: tables, warnings: warnings,

@@ -12,13 +12,16 @@ import Glibc
 enum StringsTableReader {
     static func read(bundlePath: String, relativePath: String) -> StringsTable {
         let path = bundlePath + "/" + relativePath
+        let mtime = FileSystem.modificationTime(path)
         var st = stat()
         if stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && Int(st.st_size) > StringsTable.sizeLimit {
-            return StringsTable(path: relativePath, content: .notRead)
+            return StringsTable(path: relativePath, modificationTime: mtime, content: .notRead)
         }
         // An unreadable file is an empty table, as for Foundation (it gets no data either).
         let bytes = FileSystem.readFile(path, limit: StringsTable.sizeLimit) ?? []
-        return StringsTable(path: relativePath, content: .entries(entries(from: bytes, dictionaryFile: relativePath.hasSuffix(".stringsdict"))))
+        let dictionaryFile = relativePath.hasSuffix(".stringsdict")
+        return StringsTable(path: relativePath, modificationTime: mtime,
+                            content: .entries(entries(from: bytes, dictionaryFile: dictionaryFile)))
     }
 
     /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.

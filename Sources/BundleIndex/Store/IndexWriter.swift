@@ -56,6 +56,17 @@ struct IndexWriter {
         return try v.withUnsafeBytes { try BundleRecord.decode($0) }
     }
 
+    /// The path and modification time of every strings table indexed for bundle `id` (what a
+    /// restarted watcher compares with the disk, besides the bundle record's stamps).
+    func stringsTableStamps(bundle id: UInt64) throws -> [FileStamp] {
+        var out: [FileStamp] = []
+        try txn.scan(store.strings, prefix: ResourceKey.bundlePrefix(id)) { _, value in
+            if let stamp = try StringsRecords.stamp(value) { out.append(stamp) }
+            return true
+        }
+        return out
+    }
+
     /// Removes a bundle and every record of it (one key range in `resources`).
     func removeBundle(path: String) throws {
         guard let record = try bundleRecord(path: path) else { return }

@@ -33,8 +33,9 @@ struct StringsKey {
 
 /// The records of one bundle's strings tables, in key order (docs/index-format.md, "strings"):
 ///
-/// * table (entry hash 0): tag `L`, the file's path (a reader compares it), then u8 1 and the
-///   number of entries (varint), or u8 0 when the file was not read (over the size limit);
+/// * table (entry hash 0): tag `L`, the file's path (a reader compares it), its modification
+///   time (u64 ns), then u8 1 and the number of entries (varint), or u8 0 when the file was not
+///   read (over the size limit);
 /// * entry: tag `V`, check u32 (`Hashing.entryCheck`), then the value's UTF-8 up to the end.
 enum StringsRecords {
     static let tableTag: UInt8 = 0x4C  // 'L'
@@ -54,6 +55,7 @@ enum StringsRecords {
             value.removeAll()
             value.u8(tableTag)
             value.string(table.path)
+            value.u64(table.modificationTime)
             guard case .entries(let entries) = table.content else {
                 value.u8(0)
                 try value.withBytes { try body(StringsKey.table(bundle: bundleID, ref), $0) }
@@ -108,6 +110,14 @@ enum StringsRecords {
         var r = ByteReader(record)
         guard try r.u8() == tableTag else { throw IndexFormatError(what: "strings table tag") }
         guard try r.slice().elementsEqual(path.utf8) else { return nil }
+        _ = try r.u64()
         return try r.u8() == 1
+    }
+
+    /// A table record's path and modification time; nil for an entry record.
+    static func stamp(_ record: UnsafeRawBufferPointer) throws -> FileStamp? {
+        var r = ByteReader(record)
+        guard try r.u8() == tableTag else { return nil }
+        return FileStamp(path: try r.string(), modificationTime: try r.u64())
     }
 }
