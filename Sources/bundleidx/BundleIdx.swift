@@ -22,7 +22,7 @@ struct BundleIdx: ParsableCommand {
         not an index, other format version, damaged), 4 bad input (a root that is not a
         directory, a malformed query), 5 other failures.
         """,
-        subcommands: [BuildCommand.self, QueryCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
+        subcommands: [BuildCommand.self, QueryCommand.self, StringCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
                       InfoCommand.self, StatsCommand.self, WatchCommand.self, SyncCommand.self, VerifyCommand.self]
     )
 }

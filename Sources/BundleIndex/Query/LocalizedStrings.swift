@@ -14,7 +14,18 @@ extension IndexedBundle {
     /// (no file is parsed). Throws `BundleIndexError.badInput` for a table too large to have
     /// been indexed (over 16 MiB).
     public func localizedString(forKey key: String, value: String?, table: String?) throws -> String {
-        if let found = try localizedStringEntry(forKey: key, table: table) { return found }
+        Self.answer(try entry(key, table, .unspecified), key: key, value: value)
+    }
+
+    /// `localizedString(forKey:value:table:)` with the tables looked up for `localization` (see
+    /// `localizedStringEntry(forKey:table:forLocalization:)`).
+    public func localizedString(forKey key: String, value: String?, table: String?, forLocalization localization: String?) throws -> String {
+        Self.answer(try entry(key, table, .given(localization)), key: key, value: value)
+    }
+
+    /// CF's answer for a key the table has (`entry`) or not: `value`, else the key.
+    private static func answer(_ entry: String?, key: String, value: String?) -> String {
+        if let entry { return entry }
         if let value, !value.isEmpty { return value }
         return key
     }
