@@ -42,6 +42,10 @@ let package = Package(
         // The CI gate's ratio checks: both sides of every ratio alternated over repeated rounds
         // (tools/bench-gate; Benchmarks/ratio-floors).
         .executableTarget(name: "RatioGate", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),
+        // IndexedFoundationBundle next to Foundation's Bundle: localizedString (first ask of a
+        // table, repeat), path lookups, object(forInfoDictionaryKey:), alternating in one run.
+        .executableTarget(name: "DropInBench", dependencies: [.product(name: "BundleIndex", package: "bundleidx"),
+                                                              .product(name: "BundleIndexFoundation", package: "bundleidx")]),
         // A bare lookup loop for perf / callgrind.
         .executableTarget(name: "QueryProfile", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
     ]

@@ -31,6 +31,10 @@ func wordsFixture() throws -> BundleFixture {
         "Words.app/Platform.strings": "\"k\" = \"plain\";\n",
         "Words.app/Platform-linux.strings": "\"k\" = \"linux\";\n",
         "Words.app/Dir.strings/": "",
+        // Small tables are stored in their table record, larger ones as one record per entry.
+        "Words.app/fr.lproj/Four.strings": (1...4).map { "\"k\($0)\" = \"four \($0)\";\n" }.joined(),
+        "Words.app/fr.lproj/Many.strings": (1...300).map { "\"k\($0)\" = \"many \($0)\";\n" }.joined(),
+        "Words.app/fr.lproj/Long.strings": "\"k1\" = \"\(String(repeating: "long ", count: 60))\";\n",
     ])
     let fr = fixture.root + "/Words.app/fr.lproj/"
     let utf16 = "\"k\" = \"utf16 k \u{E9}\";\n".data(using: .utf16)!   // with a byte-order mark
@@ -43,7 +47,7 @@ func wordsFixture() throws -> BundleFixture {
 
 /// Every table name of Words.app, nil and empty (Localizable) and an absent one.
 let wordsTables: [String?] = [nil, "", "Localizable", "Global", "Menu", "Plural", "Alone", "XML", "Braces", "Broken",
-                              "Unicode", "Platform", "Dir", "UTF16", "Binary", "Nope"]
+                              "Unicode", "Platform", "Dir", "UTF16", "Binary", "Four", "Many", "Long", "Nope"]
 /// Keys whose values are not strings: Foundation on Linux crashes (a dictionary) or answers
 /// garbage (a number) for them, so they are asked of the index only.
 let crashingKeys: Set<String> = ["plural", "number"]
@@ -107,6 +111,18 @@ struct LocalizedStringTests {
         #expect(try words.localizedString(forKey: "k", value: "v", table: "Dir") == "v")
         // A value that is not a string is no answer (Foundation on Linux answers garbage).
         #expect(try words.localizedString(forKey: "number", value: "v", table: "XML") == "v")
+    }
+
+    @Test("small tables (in their table record) and large ones (a record per entry) answer alike")
+    func tableSizes() throws {
+        let words = try wordsFixture().bundle("Words.app")
+        for i in 1...4 { #expect(try words.localizedStringEntry(forKey: "k\(i)", table: "Four") == "four \(i)") }
+        for i in [1, 150, 300] { #expect(try words.localizedStringEntry(forKey: "k\(i)", table: "Many") == "many \(i)") }
+        #expect(try words.localizedStringEntry(forKey: "k1", table: "Long") == String(repeating: "long ", count: 60))
+        for table in ["Four", "Many", "Long"] {
+            #expect(try words.localizedStringEntry(forKey: "k0", table: table) == nil)
+            #expect(try words.localizedStringEntry(forKey: "k301", table: table) == nil)
+        }
     }
 
     @Test("keys compare as CF compares them: no Unicode normalisation")

@@ -51,10 +51,11 @@ extension IndexedBundle {
             for type in ["stringsdict", "strings"] {
                 guard let path = try tablePath(name, type, localization, snap) else { continue }
                 let table = StringsKey.Table(path)
-                let found = try key.withUTF8Bytes { try snap.stringsEntry(bundle: bundleID, table, key: UnsafeRawBufferPointer($0)) }
-                if let found { return found }
+                switch try key.withUTF8Bytes({ try snap.stringsEntry(bundle: bundleID, table, key: UnsafeRawBufferPointer($0)) }) {
+                case .found(let value): return value
+                case .missing: continue
                 // A miss is an answer only for a table whose every entry is indexed.
-                guard try snap.stringsTableWasRead(bundle: bundleID, table) == true else {
+                case .notIndexed:
                     throw BundleIndexError.badInput(path: bundlePath + "/" + path, reason: "this strings table is not in "
                                                     + "the index (over \(StringsTable.sizeLimit >> 20) MiB)")
                 }

@@ -29,7 +29,7 @@ enum StringsTableReader {
         guard !bytes.isEmpty, let data = CFDataCreate(kCFAllocatorSystemDefault, bytes, bytes.count) else { return [] }
         guard let parsed = CFPropertyListCreateWithData(kCFAllocatorSystemDefault, data, CFOptionFlags(0), nil, nil)?
                 .takeRetainedValue(), CFGetTypeID(parsed) == CFDictionaryGetTypeID() else { return [] }
-        let dictionary = unsafeBitCast(parsed, to: CFDictionary.self)
+        let dictionary = Unmanaged<CFDictionary>.fromOpaque(Unmanaged.passUnretained(parsed).toOpaque()).takeUnretainedValue()
         let count = CFDictionaryGetCount(dictionary)
         var keys = [UnsafeRawPointer?](repeating: nil, count: count)
         var values = [UnsafeRawPointer?](repeating: nil, count: count)

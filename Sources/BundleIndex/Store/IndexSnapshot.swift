@@ -137,21 +137,27 @@ struct IndexSnapshot {
         }
     }
 
-    /// The value of `key` in the strings table at `table`, nil when the table has no such
-    /// entry (or is not indexed: see `stringsTableWasRead`).
-    func stringsEntry(bundle: UInt64, _ table: StringsKey.Table, key: UnsafeRawBufferPointer) throws -> String? {
-        try StringsKey.entry(bundle: bundle, table, key: key).withBytes { k in
+    /// What the strings table at `table` holds for `key`: one read when the key has an entry
+    /// record (a table's usual case), else a second one of the table record, which holds a
+    /// small table's entries and says whether the file was indexed at all.
+    func stringsEntry(bundle: UInt64, _ table: StringsKey.Table, key: UnsafeRawBufferPointer) throws -> StringsRecords.TableAnswer {
+        let entryKey = StringsKey.entry(bundle: bundle, table, key: key)
+        let found = try entryKey.withBytes { k -> String? in
             guard let v = try txn.get(store.strings, key: k) else { return nil }
             return try StringsRecords.value(v, key: key, tableCheck: table.check)
         }
+        if let found { return .found(found) }
+        return try StringsKey.table(bundle: bundle, table).withBytes { k in
+            guard let v = try txn.get(store.strings, key: k) else { return .notIndexed }
+            return try StringsRecords.lookup(v, table, key: key, entryHash: entryKey.hash)
+        }
     }
 
-    /// Whether the strings table at `table` was read when indexed; nil when the index has no
-    /// record of it.
-    func stringsTableWasRead(bundle: UInt64, _ table: StringsKey.Table) throws -> Bool? {
+    /// The modification time a strings table record holds; nil when there is none.
+    func stringsTableModificationTime(bundle: UInt64, _ table: StringsKey.Table) throws -> UInt64? {
         try StringsKey.table(bundle: bundle, table).withBytes { k in
             guard let v = try txn.get(store.strings, key: k) else { return nil }
-            return try StringsRecords.wasRead(v, path: table.path)
+            return try StringsRecords.modificationTime(v, table)
         }
     }
 

@@ -57,14 +57,28 @@ struct IndexWriter {
     }
 
     /// The path and modification time of every strings table indexed for bundle `id` (what a
-    /// restarted watcher compares with the disk, besides the bundle record's stamps).
+    /// restarted watcher compares with the disk, besides the bundle record's stamps). Table
+    /// records hold no paths: the tables are the `.strings`/`.stringsdict` entries of the
+    /// bundle's directory records. A table without a record gets modification time 0, which no
+    /// file has: the bundle is scanned again.
     func stringsTableStamps(bundle id: UInt64) throws -> [FileStamp] {
-        var out: [FileStamp] = []
-        try txn.scan(store.strings, prefix: ResourceKey.bundlePrefix(id)) { _, value in
-            if let stamp = try StringsRecords.stamp(value) { out.append(stamp) }
+        var paths: [String] = []
+        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
+            // Directory records are the items with hash 0 (the key's last 8 bytes).
+            guard key.count == ResourceKey.size, key[12...].allSatisfy({ $0 == 0 }) else { return true }
+            let directory = try DirectoryRecord.decode(value)
+            for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
+                paths.append(PathText.join(directory.path, e.name))
+            }
             return true
         }
-        return out
+        return try paths.map { path in
+            let table = StringsKey.Table(path)
+            let mtime = try StringsKey.table(bundle: id, table).withBytes { k in
+                try txn.get(store.strings, key: k).map { try StringsRecords.modificationTime($0, table) } ?? nil
+            }
+            return FileStamp(path: path, modificationTime: mtime ?? 0)
+        }
     }
 
     /// Removes a bundle and every record of it (one key range in `resources`).

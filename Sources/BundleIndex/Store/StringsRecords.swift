@@ -1,11 +1,16 @@
-/// Keys of the `strings` database (docs/index-format.md), 20 bytes like `ResourceKey`:
+/// Keys of the `strings` database (docs/index-format.md), 12 bytes:
 ///
-///     [bundle id: u32 BE][table hash: u64 BE][entry hash: u64 BE]
+///     [bundle id: u32 BE][hash: u64 BE]
 ///
-/// The table hash is `Hashing.table` of the table file's path relative to the bundle root; the
-/// entry hash `Hashing.entry` of the key (0: the table record). A bundle's records form one key
-/// range, removed with it.
-struct StringsKey {
+/// A table record's hash is `Hashing.table` of the table file's path relative to the bundle
+/// root; an entry record's, `Hashing.entry` of the key seeded with its table's hash. Both kinds
+/// share the bundle's 64-bit space (the build fails on a collision, as for resources), and a
+/// bundle's records form one key range, removed with it and appended when it is new.
+struct StringsKey: Equatable {
+    static let size = 12
+    let bundle: UInt64
+    let hash: UInt64
+
     /// A table file's key parts, computed once per lookup.
     struct Table {
         let path: String
@@ -19,72 +24,112 @@ struct StringsKey {
         }
     }
 
-    static func table(bundle: UInt64, _ table: Table) -> ResourceKey {
-        ResourceKey(bundle: bundle, directory: table.hash, item: 0)
+    static func table(bundle: UInt64, _ table: Table) -> StringsKey {
+        StringsKey(bundle: bundle, hash: table.hash)
     }
 
-    static func entry(bundle: UInt64, _ table: Table, key: UnsafeRawBufferPointer) -> ResourceKey {
-        ResourceKey(bundle: bundle, directory: table.hash, item: nonZero(Hashing.entry(key, table: table.hash)))
+    static func entry(bundle: UInt64, _ table: Table, key: UnsafeRawBufferPointer) -> StringsKey {
+        StringsKey(bundle: bundle, hash: Hashing.entry(key, table: table.hash))
     }
 
-    /// 0 names the table record, so an entry hash of 0 is stored as 1.
-    private static func nonZero(_ h: UInt64) -> UInt64 { h == 0 ? 1 : h }
+    var bytes: [UInt8] { withBytes { Array($0) } }
+
+    /// The key's bytes on the stack: three big-endian u32 words.
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        var words = (UInt32(truncatingIfNeeded: bundle).bigEndian,
+                     UInt32(truncatingIfNeeded: hash >> 32).bigEndian, UInt32(truncatingIfNeeded: hash).bigEndian)
+        return try withUnsafeBytes(of: &words) { try body($0) }
+    }
 }
 
-/// The records of one bundle's strings tables, in key order (docs/index-format.md, "strings"):
+/// The records of one bundle's strings tables, in key order (docs/index-format.md, "strings
+/// tables"):
 ///
-/// * table (entry hash 0): tag `L`, the file's path (a reader compares it), its modification
-///   time (u64 ns), then u8 1 and the number of entries (varint), or u8 0 when the file was not
-///   read (over the size limit);
+/// * table: tag `L`, check u32 of the file's path (`Hashing.tableCheck`), its
+///   modification time (u64 ns), then the form:
+///   - 0: the file was not read (over the size limit);
+///   - 1: its entries are entry records; the count follows (varint);
+///   - 2: its entries are here (a small table): count (varint), then per entry its entry hash
+///     (u64), check (u32) and value (varint length, UTF-8). Most tables of generated trees hold
+///     one entry or none, and an entry record of its own costs ~35 bytes besides the value;
 /// * entry: tag `V`, check u32 (`Hashing.entryCheck`), then the value's UTF-8 up to the end.
 enum StringsRecords {
     static let tableTag: UInt8 = 0x4C  // 'L'
     static let entryTag: UInt8 = 0x56  // 'V'
 
+    enum Form: UInt8 {
+        case notRead = 0, entryRecords = 1, inline = 2
+    }
+
+    /// A table goes inline when it has at most this many entries, of at most `inlineBytes` of
+    /// values together: small enough that scanning them costs less than a second read.
+    static let inlineEntries = 4
+    static let inlineBytes = 256
+
     /// Calls `body` with every record of `tables` in key order (the value buffer is valid only
-    /// during the call). Throws `BundleIndexError.hashCollision` when two tables, or two keys of
-    /// one table, share a hash.
+    /// during the call). Throws `BundleIndexError.hashCollision` when two records of the bundle
+    /// (tables or keys) share a hash.
     static func forEach(bundleID: UInt64, bundlePath: String, tables: [StringsTable],
-                        _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
-        let sorted = tables.map { (ref: StringsKey.Table($0.path), table: $0) }.sorted { $0.ref.hash < $1.ref.hash }
+                        _ body: (StringsKey, UnsafeRawBufferPointer) throws -> Void) throws {
+        // Tables and entries share the bundle's hash space: every record first, then in order.
+        var records: [(hash: UInt64, what: String, value: [UInt8])] = []
         var value = ByteWriter(capacity: 256)
-        for (i, (ref, table)) in sorted.enumerated() {
-            if i > 0 && sorted[i - 1].ref.hash == ref.hash {
-                throw BundleIndexError.hashCollision("strings tables \(sorted[i - 1].table.path) and \(table.path) in \(bundlePath)")
-            }
+        for table in tables {
+            let ref = StringsKey.Table(table.path)
             value.removeAll()
             value.u8(tableTag)
-            value.string(table.path)
+            value.u32(ref.check)
             value.u64(table.modificationTime)
             guard case .entries(let entries) = table.content else {
-                value.u8(0)
-                try value.withBytes { try body(StringsKey.table(bundle: bundleID, ref), $0) }
+                value.u8(Form.notRead.rawValue)
+                records.append((ref.hash, table.path, value.bytes))
                 continue
             }
-            var keyed = entries.map { e in (key: e.key.withUTF8Bytes { StringsKey.entry(bundle: bundleID, ref, key: UnsafeRawBufferPointer($0)) }, entry: e) }
-            keyed.sort { $0.key.item < $1.key.item }
-            // Keys equal only as Swift strings (lone UTF-16 surrogates decode alike) are one key.
-            var unique: [(key: ResourceKey, entry: StringsTable.Entry)] = []
-            for k in keyed {
-                if let last = unique.last, last.key.item == k.key.item {
-                    if last.entry.key != k.entry.key {
-                        throw BundleIndexError.hashCollision("keys \(last.entry.key) and \(k.entry.key) of \(table.path) in \(bundlePath)")
-                    }
-                    continue
+            let keyed = uniqueEntries(entries, ref)
+            if keyed.count <= inlineEntries && keyed.reduce(0, { $0 + $1.entry.value.utf8.count }) <= inlineBytes {
+                value.u8(Form.inline.rawValue)
+                value.varint(keyed.count)
+                for (hash, entry) in keyed {
+                    value.u64(hash)
+                    value.u32(check(entry.key, ref))
+                    value.string(entry.value)
                 }
-                unique.append(k)
+                records.append((ref.hash, table.path, value.bytes))
+                continue
             }
-            value.u8(1)
-            value.varint(unique.count)
-            try value.withBytes { try body(StringsKey.table(bundle: bundleID, ref), $0) }
-            for (key, entry) in unique {
+            value.u8(Form.entryRecords.rawValue)
+            value.varint(keyed.count)
+            records.append((ref.hash, table.path, value.bytes))
+            for (hash, entry) in keyed {
                 value.removeAll()
                 value.u8(entryTag)
-                value.u32(entry.key.withUTF8Bytes { Hashing.entryCheck(UnsafeRawBufferPointer($0), tableCheck: ref.check) })
+                value.u32(check(entry.key, ref))
                 value.bytesAppending(entry.value.utf8)
-                try value.withBytes { try body(key, $0) }
+                records.append((hash, "key \(entry.key) of \(table.path)", value.bytes))
             }
         }
+        records.sort { $0.hash < $1.hash }
+        for (i, r) in records.enumerated() {
+            if i > 0 && records[i - 1].hash == r.hash {
+                throw BundleIndexError.hashCollision("strings records \(records[i - 1].what) and \(r.what) in \(bundlePath)")
+            }
+            try r.value.withUnsafeBytes { try body(StringsKey(bundle: bundleID, hash: r.hash), $0) }
+        }
+    }
+
+    /// The entries with their hashes, one per key. Keys equal only as Swift strings (lone UTF-16
+    /// surrogates decode alike) are one key; other equal hashes are left to the caller's check.
+    private static func uniqueEntries(_ entries: [StringsTable.Entry], _ ref: StringsKey.Table) -> [(hash: UInt64, entry: StringsTable.Entry)] {
+        // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
+        var seen: Set<[UInt8]> = []
+        return entries.compactMap { e in
+            guard seen.insert(Array(e.key.utf8)).inserted else { return nil }
+            return (e.key.withUTF8Bytes { Hashing.entry(UnsafeRawBufferPointer($0), table: ref.hash) }, e)
+        }
+    }
+
+    private static func check(_ key: String, _ ref: StringsKey.Table) -> UInt32 {
+        key.withUTF8Bytes { Hashing.entryCheck(UnsafeRawBufferPointer($0), tableCheck: ref.check) }
     }
 
     /// Every record, copied (the verifier compares them with what is stored).
@@ -96,28 +141,49 @@ enum StringsRecords {
         return out
     }
 
-    /// An entry record's value for `key`, nil when the record is of another key or table.
+    /// An entry record's value for `key`, nil when the record is of another key or table (or
+    /// is a table record whose hash the key's happens to be).
     static func value(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, tableCheck: UInt32) throws -> String? {
         var r = ByteReader(record)
-        guard try r.u8() == entryTag else { throw IndexFormatError(what: "strings entry tag") }
+        let tag = try r.u8()
+        if tag == tableTag { return nil }
+        guard tag == entryTag else { throw IndexFormatError(what: "strings entry tag") }
         guard try r.u32() == Hashing.entryCheck(key, tableCheck: tableCheck) else { return nil }
         return String(decoding: UnsafeRawBufferPointer(rebasing: record[r.offset...]), as: UTF8.self)
     }
 
-    /// What a table record says: nil when it is of another table (a hash collision), else
-    /// whether the file was read.
-    static func wasRead(_ record: UnsafeRawBufferPointer, path: String) throws -> Bool? {
+    /// What a table record answers for `key` (whose entry hash is `entryHash`): the value of an
+    /// inline entry, `.missing` when the table has no such entry, `.notIndexed` when the file
+    /// was not read or the record is another table's (a hash collision).
+    static func lookup(_ record: UnsafeRawBufferPointer, _ table: StringsKey.Table, key: UnsafeRawBufferPointer,
+                       entryHash: UInt64) throws -> TableAnswer {
         var r = ByteReader(record)
         guard try r.u8() == tableTag else { throw IndexFormatError(what: "strings table tag") }
-        guard try r.slice().elementsEqual(path.utf8) else { return nil }
+        guard try r.u32() == table.check else { return .notIndexed }
         _ = try r.u64()
-        return try r.u8() == 1
+        switch Form(rawValue: try r.u8()) {
+        case .notRead?: return .notIndexed
+        case .entryRecords?: return .missing
+        case .inline?:
+            let check = Hashing.entryCheck(key, tableCheck: table.check)
+            for _ in 0..<(try r.count()) {
+                let hash = try r.u64(), entryCheck = try r.u32(), value = try r.slice()
+                if hash == entryHash && entryCheck == check { return .found(String(decoding: value, as: UTF8.self)) }
+            }
+            return .missing
+        case nil: throw IndexFormatError(what: "strings table form")
+        }
     }
 
-    /// A table record's path and modification time; nil for an entry record.
-    static func stamp(_ record: UnsafeRawBufferPointer) throws -> FileStamp? {
+    enum TableAnswer: Equatable {
+        case found(String), missing, notIndexed
+    }
+
+    /// A table record's modification time, nil when the record is another table's.
+    static func modificationTime(_ record: UnsafeRawBufferPointer, _ table: StringsKey.Table) throws -> UInt64? {
         var r = ByteReader(record)
-        guard try r.u8() == tableTag else { return nil }
-        return FileStamp(path: try r.string(), modificationTime: try r.u64())
+        guard try r.u8() == tableTag else { throw IndexFormatError(what: "strings table tag") }
+        guard try r.u32() == table.check else { return nil }
+        return try r.u64()
     }
 }
