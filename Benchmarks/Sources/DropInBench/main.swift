@@ -120,9 +120,13 @@ func repeated(_ what: String, calls: Int = 2000, foundation: (Int) -> Void, drop
     var fs: [Double] = [], ds: [Double] = []
     for _ in 0..<calls { foundation(0); dropIn(0) }   // warm both
     for r in 0..<options.rounds {
-        let f = { timed { for c in 0..<calls { foundation(c) } } / Double(calls) }
-        let d = { timed { for c in 0..<calls { dropIn(c) } } / Double(calls) }
-        if r % 2 == 0 { fs.append(f()); ds.append(d()) } else { ds.append(d()); fs.append(f()) }
+        for side in r % 2 == 0 ? [true, false] : [false, true] {
+            if side {
+                fs.append(timed { for c in 0..<calls { foundation(c) } } / Double(calls))
+            } else {
+                ds.append(timed { for c in 0..<calls { dropIn(c) } } / Double(calls))
+            }
+        }
     }
     report(what, foundation: fs, dropIn: ds)
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// `Bundle.localizedString(forKey:value:table:)` from the index (docs/foundation-dropin.md,
 /// "Localized strings", which states CF's rules: `CFBundleCopyLocalizedStringForLocalization`).
 extension IndexedBundle {
@@ -14,13 +16,13 @@ extension IndexedBundle {
     /// (no file is parsed). Throws `BundleIndexError.badInput` for a table too large to have
     /// been indexed (over 16 MiB).
     public func localizedString(forKey key: String, value: String?, table: String?) throws -> String {
-        Self.answer(try entry(key, table, .unspecified), key: key, value: value)
+        Self.answer(try localizedStringEntry(forKey: key, table: table), key: key, value: value)
     }
 
     /// `localizedString(forKey:value:table:)` with the tables looked up for `localization` (see
     /// `localizedStringEntry(forKey:table:forLocalization:)`).
     public func localizedString(forKey key: String, value: String?, table: String?, forLocalization localization: String?) throws -> String {
-        Self.answer(try entry(key, table, .given(localization)), key: key, value: value)
+        Self.answer(try localizedStringEntry(forKey: key, table: table, forLocalization: localization), key: key, value: value)
     }
 
     /// CF's answer for a key the table has (`entry`) or not: `value`, else the key.
@@ -33,18 +35,23 @@ extension IndexedBundle {
     /// The table's own entry for `key` (see `localizedString(forKey:value:table:)`), nil when
     /// it has none.
     public func localizedStringEntry(forKey key: String, table: String?) throws -> String? {
-        try entry(key, table, .unspecified)
+        let name = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+        let newest = reader.store.environment.newestTransactionID()
+        if let known = plan.strings.answer(table: name, key: key, transaction: newest) { return known }
+        let (answer, transaction) = try entry(key, name, .unspecified)
+        plan.strings.remember(answer, table: name, key: key, transaction: transaction)
+        return answer
     }
 
     /// `localizedStringEntry(forKey:table:)` with the tables looked up for `localization`, as
     /// `path(forResource:ofType:inDirectory:forLocalization:)` finds them: the global folder,
     /// then `localization.lproj` (CF's `CFBundleCopyLocalizedStringForLocalization`).
     public func localizedStringEntry(forKey key: String, table: String?, forLocalization localization: String?) throws -> String? {
-        try entry(key, table, .given(localization))
+        try entry(key, table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable", .given(localization)).answer
     }
 
-    private func entry(_ key: String, _ table: String?, _ localization: ResourceLookup.Localization) throws -> String? {
-        let name = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+    /// The entry of table `name` for `key`, and the transaction it was read in.
+    private func entry(_ key: String, _ name: String, _ localization: ResourceLookup.Localization) throws -> (answer: String?, transaction: UInt64) {
         let bundleID = record.id
         return try reader.store.read { snap in
             // The .stringsdict's entries override the .strings table's (CF merges them so).
@@ -52,7 +59,7 @@ extension IndexedBundle {
                 guard let path = try tablePath(name, type, localization, snap) else { continue }
                 let table = StringsKey.Table(path)
                 switch try key.withUTF8Bytes({ try snap.stringsEntry(bundle: bundleID, table, key: UnsafeRawBufferPointer($0)) }) {
-                case .found(let value): return value
+                case .found(let value): return (value, snap.transactionID)
                 case .missing: continue
                 // A miss is an answer only for a table whose every entry is indexed.
                 case .notIndexed:
@@ -60,7 +67,7 @@ extension IndexedBundle {
                                                     + "the index (over \(StringsTable.sizeLimit >> 20) MiB)")
                 }
             }
-            return nil
+            return (nil, snap.transactionID)
         }
     }
 
@@ -77,5 +84,54 @@ extension IndexedBundle {
         }
         guard let (path, isDirectory) = hit, !isDirectory else { return nil }
         return path
+    }
+}
+
+/// The answers `localizedStringEntry(forKey:table:)` gave for one bundle since the index last
+/// changed: a repeated ask costs a look at the newest transaction id (no read transaction) and
+/// a dictionary lookup, as Foundation's repeated ask costs one in its parsed table — but it
+/// holds only keys asked, and forgets them all at the next commit of a build or a watcher.
+final class LocalizedStringMemo: Sendable {
+    private struct Key: Hashable {
+        let table: String
+        let key: String
+
+        // Byte for byte: Swift's String equality would take "é" in one and in two scalars
+        // for the same key, which CF's tables keep apart.
+        static func == (a: Key, b: Key) -> Bool {
+            a.table.utf8.elementsEqual(b.table.utf8) && a.key.utf8.elementsEqual(b.key.utf8)
+        }
+
+        func hash(into h: inout Hasher) {
+            for byte in table.utf8 { h.combine(byte) }
+            h.combine(0xFF as UInt8)   // no UTF-8 byte: the boundary between the two
+            for byte in key.utf8 { h.combine(byte) }
+        }
+    }
+
+    private struct State {
+        var transaction: UInt64 = 0
+        var answers: [Key: String?] = [:]
+    }
+
+    /// More distinct keys than this and the memo starts again (memory stays bounded).
+    static let capacity = 4096
+
+    private let state = Mutex(State())
+
+    /// The remembered answer (`.some(nil)`: the table has no such key), if there is one read
+    /// in `transaction`.
+    func answer(table: String, key: String, transaction: UInt64) -> String?? {
+        state.withLock { s in s.transaction == transaction ? s.answers[Key(table: table, key: key)] : nil }
+    }
+
+    func remember(_ answer: String?, table: String, key: String, transaction: UInt64) {
+        state.withLock { s in
+            if s.transaction != transaction || s.answers.count >= Self.capacity {
+                s.transaction = transaction
+                s.answers.removeAll(keepingCapacity: true)
+            }
+            s.answers[Key(table: table, key: key)] = .some(answer)
+        }
     }
 }

@@ -26,6 +26,8 @@ final class SearchPlan: Sendable {
     /// A miss in a version-0 bundle (or /Library/Spotlight) is looked up again from the
     /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
+    /// The localized strings answered since the index last changed (`LocalizedStringMemo`).
+    let strings = LocalizedStringMemo()
 
     init(record: BundleRecord, context: SearchContext) {
         self.record = record
