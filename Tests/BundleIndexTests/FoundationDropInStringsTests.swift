@@ -93,6 +93,27 @@ struct FoundationDropInStringsCorpusTests {
         #expect(tally.compared > 3000, "\(tally.compared) comparisons")
     }
 
+    @Test("every key of every table of every bundle of a real corpus (tools/real-corpus DIR, then BUNDLEIDX_REAL_CORPUS=DIR)",
+          .enabled(if: ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"] != nil, "no real corpus named"))
+    func realCorpus() throws {
+        let corpus = try #require(ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"])
+        let scratch = makeTempDirectory(prefix: "bundleidx-strings-real")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        _ = try IndexBuilder.build(roots: [corpus], indexPath: scratch + "/index")
+        var tally = StringsTally()
+        var bundles = 0
+        for bundle in try IndexReader(path: scratch + "/index").bundles(under: corpus) {
+            guard let reference = Bundle(path: bundle.bundlePath),
+                  let dropIn = IndexedFoundationBundle(path: bundle.bundlePath, index: scratch + "/index") else { continue }
+            #expect(dropIn.isIndexed, "\(bundle.bundlePath)")
+            let (tables, keys) = StringsTally.tablesAndKeys(under: bundle.bundlePath)
+            tally.compare(dropIn, reference, tables: [nil, "", "Nope"] + tables.sorted(), keys: keys, at: bundle.bundlePath)
+            bundles += 1
+        }
+        tally.report("real corpus, \(bundles) bundles")
+        #expect(tally.mismatches.isEmpty, "see the strings[real corpus] lines above")
+    }
+
     @Test("every key of every table of every bundle of a gen-tree tree, both profiles")
     func genTree() throws {
         let scratch = makeTempDirectory(prefix: "bundleidx-strings-gen")
