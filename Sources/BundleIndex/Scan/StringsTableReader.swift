@@ -2,7 +2,6 @@
 // dictionary, which merges keys that are equal only after Unicode normalisation ("é" written as
 // one or as two scalars), where CF's dictionary — and so `Bundle.localizedString` — keeps both.
 import CoreFoundation
-import Glibc
 
 /// Reads a `.strings` or `.stringsdict` file into the entries the index keeps for it, with
 /// CF's own parser (`CFPropertyListCreateWithData`): OpenStep text with or without the outer
@@ -11,17 +10,11 @@ import Glibc
 /// "Localized strings").
 enum StringsTableReader {
     static func read(bundlePath: String, relativePath: String) -> StringsTable {
-        let path = bundlePath + "/" + relativePath
-        let mtime = FileSystem.modificationTime(path)
-        var st = stat()
-        if stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && Int(st.st_size) > StringsTable.sizeLimit {
-            return StringsTable(path: relativePath, modificationTime: mtime, content: .notRead)
-        }
+        let file = FileSystem.readFileStamped(bundlePath + "/" + relativePath, limit: StringsTable.sizeLimit)
+        if file.oversized { return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .notRead) }
         // An unreadable file is an empty table, as for Foundation (it gets no data either).
-        let bytes = FileSystem.readFile(path, limit: StringsTable.sizeLimit) ?? []
-        let dictionaryFile = relativePath.hasSuffix(".stringsdict")
-        return StringsTable(path: relativePath, modificationTime: mtime,
-                            content: .entries(entries(from: bytes, dictionaryFile: dictionaryFile)))
+        let entries = entries(from: file.bytes ?? [], dictionaryFile: relativePath.hasSuffix(".stringsdict"))
+        return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .entries(entries))
     }
 
     /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.
