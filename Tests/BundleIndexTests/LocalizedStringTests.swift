@@ -14,6 +14,8 @@ func wordsFixture() throws -> BundleFixture {
         "Words.app/fr.lproj/Localizable.strings": "/* comment */\n\"hello\" = \"bonjour\";\n\"empty\" = \"\";\n\"quote\" = \"a \\\"b\\\"\\n\";\n",
         "Words.app/en.lproj/Localizable.strings": "\"hello\" = \"hello\";\n\"only-en\" = \"english\";\n",
         "Words.app/en.lproj/Menu.strings": "\"File\" = \"File\";\n",
+        "Words.app/Base.lproj/Main.strings": "\"title\" = \"base title\";\n",
+        "Words.app/en.lproj/Main.strings": "\"title\" = \"english title\";\n",
         "Words.app/fr.lproj/Plural.strings": "\"s\" = \"from strings\";\n\"t\" = \"strings t\";\n",
         "Words.app/fr.lproj/Plural.stringsdict": """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -47,7 +49,7 @@ func wordsFixture() throws -> BundleFixture {
 
 /// Every table name of Words.app, nil and empty (Localizable) and an absent one.
 let wordsTables: [String?] = [nil, "", "Localizable", "Global", "Menu", "Plural", "Alone", "XML", "Braces", "Broken",
-                              "Unicode", "Platform", "Dir", "UTF16", "Binary", "Four", "Many", "Long", "Nope"]
+                              "Unicode", "Platform", "Dir", "UTF16", "Binary", "Four", "Many", "Long", "Main", "Nope"]
 /// Keys whose values are not strings: Foundation on Linux crashes (a dictionary) or answers
 /// garbage (a number) for them, so they are asked of the index only.
 let crashingKeys: Set<String> = ["plural", "number"]
@@ -88,6 +90,8 @@ struct LocalizedStringTests {
         #expect(try words.localizedStringEntry(forKey: "File", table: "Menu") == nil)
         #expect(try words.localizedStringEntry(forKey: "File", table: "Menu", forLocalization: "en") == "File")
         #expect(try words.localizedStringEntry(forKey: "only-en", table: nil, forLocalization: "en") == "english")
+        // Base.lproj follows the development region's folder: its table is found, en's is not.
+        #expect(try words.localizedString(forKey: "title", value: nil, table: "Main") == "base title")
     }
 
     @Test(".stringsdict entries override the .strings table's; a plural entry answers its format key")
