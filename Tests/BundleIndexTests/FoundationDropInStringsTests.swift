@@ -74,7 +74,29 @@ struct FoundationDropInStringsCorpusTests {
     func conformanceCorpus() throws {
         let corpus = try Conformance.corpus.get()
         var tally = StringsTally()
-        for file in corpus.genFiles + corpus.devOnlyFiles + corpus.scenarioFiles {
+        try Self.compareCorpus(corpus.genFiles + corpus.devOnlyFiles + corpus.scenarioFiles, into: &tally) { _ in .foundationLinux }
+        tally.report("corpus")
+        #expect(tally.mismatches.isEmpty, "see the strings[corpus] lines above")
+        #expect(tally.compared > 3000, "\(tally.compared) comparisons")
+    }
+
+    @Test("the apple profile answers as Foundation where both search the same folders (one lproj, the development region's)")
+    func appleProfileOnDevOnlyBundles() throws {
+        let corpus = try Conformance.corpus.get()
+        var tally = StringsTally()
+        try Self.compareCorpus(corpus.devOnlyFiles, into: &tally) { doc in
+            .apple(languages: [doc["developmentRegion"] as? String ?? "en"], platform: .linux)
+        }
+        tally.report("apple/devonly")
+        #expect(tally.mismatches.isEmpty, "see the strings[apple/devonly] lines above")
+        #expect(tally.compared > 1000, "\(tally.compared) comparisons")
+    }
+
+    /// Each corpus bundle (of its expected.json `file`) indexed alone, then the drop-in under
+    /// `context(expected.json)` against Foundation's Bundle, every key of every table.
+    static func compareCorpus(_ files: [String], into tally: inout StringsTally,
+                              context: ([String: Any]) -> SearchContext) throws {
+        for file in files {
             let root = (file as NSString).deletingLastPathComponent
             let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
             guard let name = doc["bundle"] as? String else { continue }
@@ -83,14 +105,11 @@ struct FoundationDropInStringsCorpusTests {
             _ = try IndexBuilder.build(roots: [root], indexPath: scratch + "/index")
             let path = root + "/" + name
             guard let reference = Bundle(path: path),
-                  let dropIn = IndexedFoundationBundle(path: path, index: scratch + "/index") else { continue }
+                  let dropIn = IndexedFoundationBundle(path: path, index: scratch + "/index", context: context(doc)) else { continue }
             #expect(dropIn.isIndexed, "\(path)")
             let (tables, keys) = StringsTally.tablesAndKeys(under: path)
             tally.compare(dropIn, reference, tables: [nil, "", "Nope"] + tables.sorted(), keys: keys, at: path)
         }
-        tally.report("corpus")
-        #expect(tally.mismatches.isEmpty, "see the strings[corpus] lines above")
-        #expect(tally.compared > 3000, "\(tally.compared) comparisons")
     }
 
     @Test("every key of every table of every bundle of a real corpus (tools/real-corpus DIR, then BUNDLEIDX_REAL_CORPUS=DIR)",
