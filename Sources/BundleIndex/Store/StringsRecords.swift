@@ -72,9 +72,9 @@ enum StringsRecords {
     static func forEach(bundleID: UInt64, bundlePath: String, tables: [StringsTable],
                         _ body: (StringsKey, UnsafeRawBufferPointer) throws -> Void) throws {
         // Tables and entries share the bundle's hash space: every record first, then in order.
-        var records: [(hash: UInt64, what: String, value: [UInt8])] = []
+        var records: [(hash: UInt64, table: Int, key: String?, value: [UInt8])] = []
         var value = ByteWriter(capacity: 256)
-        for table in tables {
+        for (t, table) in tables.enumerated() {
             let ref = StringsKey.Table(table.path)
             value.removeAll()
             value.u8(tableTag)
@@ -82,7 +82,7 @@ enum StringsRecords {
             value.u64(table.modificationTime)
             guard case .entries(let entries) = table.content else {
                 value.u8(Form.notRead.rawValue)
-                records.append((ref.hash, table.path, value.bytes))
+                records.append((ref.hash, t, nil, value.bytes))
                 continue
             }
             let keyed = uniqueEntries(entries, ref)
@@ -94,30 +94,34 @@ enum StringsRecords {
                     value.u32(check(entry.key, ref))
                     value.string(entry.value)
                 }
-                records.append((ref.hash, table.path, value.bytes))
+                records.append((ref.hash, t, nil, value.bytes))
                 continue
             }
             value.u8(Form.entryRecords.rawValue)
             value.varint(keyed.count)
-            records.append((ref.hash, table.path, value.bytes))
+            records.append((ref.hash, t, nil, value.bytes))
             for (hash, entry) in keyed {
                 value.removeAll()
                 value.u8(entryTag)
                 value.u32(check(entry.key, ref))
                 value.bytesAppending(entry.value.utf8)
-                records.append((hash, "key \(entry.key) of \(table.path)", value.bytes))
+                records.append((hash, t, entry.key, value.bytes))
             }
         }
         records.sort { $0.hash < $1.hash }
+        func what(_ r: (hash: UInt64, table: Int, key: String?, value: [UInt8])) -> String {
+            (r.key.map { "key \($0) of " } ?? "table ") + tables[r.table].path
+        }
         for (i, r) in records.enumerated() {
             if i > 0 && records[i - 1].hash == r.hash {
-                throw BundleIndexError.hashCollision("strings records \(records[i - 1].what) and \(r.what) in \(bundlePath)")
+                throw BundleIndexError.hashCollision("strings records: \(what(records[i - 1])) and \(what(r)) in \(bundlePath)")
             }
             try r.value.withUnsafeBytes { try body(StringsKey(bundle: bundleID, hash: r.hash), $0) }
         }
     }
 
-    /// The entries with their hashes, one per key. Keys equal only as Swift strings (lone UTF-16
+    /// The entries with their hashes, one per key, in hash order (a small table's record lists
+    /// them so: the same table, the same bytes). Keys equal only as Swift strings (lone UTF-16
     /// surrogates decode alike) are one key; other equal hashes are left to the caller's check.
     private static func uniqueEntries(_ entries: [StringsTable.Entry], _ ref: StringsKey.Table) -> [(hash: UInt64, entry: StringsTable.Entry)] {
         // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
@@ -125,7 +129,7 @@ enum StringsRecords {
         return entries.compactMap { e in
             guard seen.insert(Array(e.key.utf8)).inserted else { return nil }
             return (e.key.withUTF8Bytes { Hashing.entry(UnsafeRawBufferPointer($0), table: ref.hash) }, e)
-        }
+        }.sorted { $0.hash < $1.hash }
     }
 
     private static func check(_ key: String, _ ref: StringsKey.Table) -> UInt32 {
