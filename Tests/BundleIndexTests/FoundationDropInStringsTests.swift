@@ -37,6 +37,9 @@ struct FoundationDropInStringsTests {
         try fixture.build()
         #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "salut")
         #expect(dropIn.localizedString(forKey: "new", value: nil, table: nil) == "nouveau")
+        // NSLocalizedString is Bundle.localizedString(forKey:value:table:): it reaches the index too.
+        #expect(NSLocalizedString("hello", bundle: dropIn, comment: "") == "salut")
+        #expect(NSLocalizedString("hello", bundle: reference, comment: "") == "bonjour")
         // Foundation on Linux keeps the table it read (docs/search-pattern.md, L-caches).
         #expect(reference.localizedString(forKey: "hello", value: nil, table: nil) == "bonjour")
         #expect(reference.localizedString(forKey: "new", value: nil, table: nil) == "new")
