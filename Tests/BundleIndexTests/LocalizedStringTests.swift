@@ -15,6 +15,8 @@ func wordsFixture() throws -> BundleFixture {
         "Words.app/en.lproj/Localizable.strings": "\"hello\" = \"hello\";\n\"only-en\" = \"english\";\n",
         "Words.app/en.lproj/Menu.strings": "\"File\" = \"File\";\n",
         "Words.app/Base.lproj/Main.strings": "\"title\" = \"base title\";\n",
+        // A table name with a folder part is a resource name with one.
+        "Words.app/Sub/Deep.strings": "\"k\" = \"deep k\";\n",
         "Words.app/en.lproj/Main.strings": "\"title\" = \"english title\";\n",
         "Words.app/fr.lproj/Plural.strings": "\"s\" = \"from strings\";\n\"t\" = \"strings t\";\n",
         "Words.app/fr.lproj/Plural.stringsdict": """
@@ -49,7 +51,8 @@ func wordsFixture() throws -> BundleFixture {
 
 /// Every table name of Words.app, nil and empty (Localizable) and an absent one.
 let wordsTables: [String?] = [nil, "", "Localizable", "Global", "Menu", "Plural", "Alone", "XML", "Braces", "Broken",
-                              "Unicode", "Platform", "Dir", "UTF16", "Binary", "Four", "Many", "Long", "Main", "Nope"]
+                              "Unicode", "Platform", "Dir", "UTF16", "Binary", "Four", "Many", "Long", "Main", "Sub/Deep",
+                              "Localizable.strings", "Nope"]
 /// Keys whose values are not strings: Foundation on Linux crashes (a dictionary) or answers
 /// garbage (a number) for them, so they are asked of the index only.
 let crashingKeys: Set<String> = ["plural", "number"]
@@ -135,6 +138,13 @@ struct LocalizedStringTests {
         #expect(try words.localizedString(forKey: "\u{E9}", value: nil, table: "Unicode") == "one scalar")
         #expect(try words.localizedString(forKey: "e\u{301}", value: nil, table: "Unicode") == "two scalars")
         #expect(try words.localizedString(forKey: "\u{1F600}", value: nil, table: "Unicode") == "smile \u{1F600}")
+    }
+
+    @Test("a table name is a resource name: a folder part finds a table in that folder")
+    func tableNameWithFolder() throws {
+        let words = try wordsFixture().bundle("Words.app")
+        #expect(try words.localizedString(forKey: "k", value: nil, table: "Sub/Deep") == "deep k")
+        #expect(try words.localizedString(forKey: "hello", value: "v", table: "Localizable.strings") == "v")
     }
 
     @Test("a platform variant of a table is the table, as for any resource")
