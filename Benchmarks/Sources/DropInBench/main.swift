@@ -8,6 +8,7 @@
 // then measures per call, in nanoseconds:
 //   first localizedString  the first ask of a table on a bundle just opened: Foundation parses
 //                          the table, the drop-in reads one entry (one sample per bundle)
+//   first ask of a key     a key not asked yet, of a table already asked (the drop-in reads it)
 //   repeat localizedString random keys of a table already asked
 //   first path lookup      the first path(forResource:ofType:) on a bundle just opened
 //                          (Foundation lists the folders it searches)
@@ -114,6 +115,21 @@ for (i, path) in paths.enumerated() {
     precondition(f.path(forResource: name, ofType: "json") == d.path(forResource: name, ofType: "json"))
 }
 report("first localizedString of a table", foundation: firstString.0, dropIn: firstString.1)
+
+// A key's first ask in a table already asked: Foundation looks in the table it parsed; the
+// drop-in has the table's files but not the answer, so it reads the entry (fresh drop-ins of
+// the even bundles, whose tables both sides have asked once above).
+var firstKey: ([Double], [Double]) = ([], [])
+for (i, path) in paths.enumerated() where i % 2 == 0 {
+    let f = Bundle(path: path)!, d = IndexedFoundationBundle(path: path, index: index)!
+    sink &+= d.localizedString(forKey: keys[i % keys.count], value: nil, table: nil).utf8.count
+    for k in 1...8 {
+        let key = keys[(i + k * 37) % keys.count]
+        firstKey.0.append(timed { sink &+= f.localizedString(forKey: key, value: nil, table: nil).utf8.count })
+        firstKey.1.append(timed { sink &+= d.localizedString(forKey: key, value: nil, table: nil).utf8.count })
+    }
+}
+report("first ask of a key, table asked", foundation: firstKey.0, dropIn: firstKey.1)
 
 // Repeat asks: blocks of calls, alternating sides, the median block per call.
 func repeated(_ what: String, calls: Int = 2000, foundation: (Int) -> Void, dropIn: (Int) -> Void) {

@@ -54,21 +54,29 @@ extension IndexedBundle {
     private func entry(_ key: String, _ name: String, _ localization: ResourceLookup.Localization) throws -> (answer: String?, transaction: UInt64) {
         let bundleID = record.id
         return try reader.store.read { snap in
-            // The .stringsdict's entries override the .strings table's (CF merges them so).
-            for type in ["stringsdict", "strings"] {
-                guard let path = try tablePath(name, type, localization, snap) else { continue }
-                let table = StringsKey.Table(path)
+            for table in try tableFiles(name, localization, snap) {
                 switch try key.withUTF8Bytes({ try snap.stringsEntry(bundle: bundleID, table, key: UnsafeRawBufferPointer($0)) }) {
                 case .found(let value): return (value, snap.transactionID)
                 case .missing: continue
                 // A miss is an answer only for a table whose every entry is indexed.
                 case .notIndexed:
-                    throw BundleIndexError.badInput(path: bundlePath + "/" + path, reason: "this strings table is not in "
+                    throw BundleIndexError.badInput(path: bundlePath + "/" + table.path, reason: "this strings table is not in "
                                                     + "the index (over \(StringsTable.sizeLimit >> 20) MiB)")
                 }
             }
             return (nil, snap.transactionID)
         }
+    }
+
+    /// The files of table `name`: the `.stringsdict` a lookup finds, then the `.strings` (CF
+    /// lays the first's entries over the second's). Remembered for the plain lookup.
+    private func tableFiles(_ name: String, _ localization: ResourceLookup.Localization,
+                            _ snap: IndexSnapshot) throws -> [StringsKey.Table] {
+        let plain = localization == .unspecified
+        if plain, let known = plan.strings.files(table: name, transaction: snap.transactionID) { return known }
+        let files = try ["stringsdict", "strings"].compactMap { try tablePath(name, $0, localization, snap) }.map(StringsKey.Table.init)
+        if plain { plan.strings.remember(files: files, table: name, transaction: snap.transactionID) }
+        return files
     }
 
     /// The table file a lookup of `name`.`type` finds, relative to the bundle root; nil when
@@ -112,6 +120,15 @@ final class LocalizedStringMemo: Sendable {
     private struct State {
         var transaction: UInt64 = 0
         var answers: [Key: String?] = [:]
+        /// Per table name (`Key.key` empty): the files its lookups found, `.stringsdict` first.
+        var files: [Key: [StringsKey.Table]] = [:]
+
+        mutating func start(_ transaction: UInt64) {
+            guard self.transaction != transaction else { return }
+            self.transaction = transaction
+            answers.removeAll(keepingCapacity: true)
+            files.removeAll(keepingCapacity: true)
+        }
     }
 
     /// More distinct keys than this and the memo starts again (memory stays bounded).
@@ -127,11 +144,23 @@ final class LocalizedStringMemo: Sendable {
 
     func remember(_ answer: String?, table: String, key: String, transaction: UInt64) {
         state.withLock { s in
-            if s.transaction != transaction || s.answers.count >= Self.capacity {
-                s.transaction = transaction
-                s.answers.removeAll(keepingCapacity: true)
-            }
+            s.start(transaction)
+            if s.answers.count >= Self.capacity { s.answers.removeAll(keepingCapacity: true) }
             s.answers[Key(table: table, key: key)] = .some(answer)
+        }
+    }
+
+    /// The table files a lookup of `table` found in `transaction`, if remembered: a key not
+    /// asked before then costs its entry read alone.
+    func files(table: String, transaction: UInt64) -> [StringsKey.Table]? {
+        state.withLock { s in s.transaction == transaction ? s.files[Key(table: table, key: "")] : nil }
+    }
+
+    func remember(files: [StringsKey.Table], table: String, transaction: UInt64) {
+        state.withLock { s in
+            s.start(transaction)
+            if s.files.count >= Self.capacity { s.files.removeAll(keepingCapacity: true) }
+            s.files[Key(table: table, key: "")] = files
         }
     }
 }
