@@ -139,7 +139,13 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
 
     /// `Bundle.path(forResource:ofType:inDirectory:)` from the index.
     open override func path(forResource name: String?, ofType ext: String?, inDirectory subpath: String?) -> String? {
-        single(name, ext, subpath, .none, { $0.path($1) }) { super.path(forResource: name, ofType: ext, inDirectory: subpath) }
+        // The bundle opened by the path it is indexed under (no link on the way): the index
+        // spells the path itself, in one string.
+        if let source, source.base == source.bundle.bundlePath {
+            return answer({ s in try s.bundle.path(forResource: name, ofType: ext, inDirectory: subpath) },
+                          else: { super.path(forResource: name, ofType: ext, inDirectory: subpath) })
+        }
+        return single(name, ext, subpath, .none, { $0.path($1) }) { super.path(forResource: name, ofType: ext, inDirectory: subpath) }
     }
 
     /// `Bundle.path(forResource:ofType:inDirectory:forLocalization:)` from the index.
