@@ -22,6 +22,7 @@ struct StatsCommand: ParsableCommand {
             print(JSONText.render([
                 ("path", .string(s.path)), ("formatVersion", .int(Int64(s.formatVersion))),
                 ("bundles", .int(Int64(s.bundles))), ("resourceRecords", .int(Int64(s.resourceRecords))),
+                ("stringsRecords", .int(Int64(s.stringsRecords))),
                 ("indexBytes", .int(Int64(s.indexBytes))), ("roots", JSONText.strings(s.roots)),
                 ("builtAt", .int(Int64(s.builtAt))), ("buildMilliseconds", .int(Int64(s.buildMilliseconds))),
                 ("generation", .int(Int64(s.generation))),
@@ -36,6 +37,7 @@ struct StatsCommand: ParsableCommand {
         print("format version: \(s.formatVersion)")
         print("bundles: \(s.bundles)")
         print("resource records: \(s.resourceRecords)")
+        print("strings records: \(s.stringsRecords)")
         print("index size: \(s.indexBytes) bytes")
         print("roots: \(s.roots.joined(separator: ", "))")
         print("last build: \(s.builtAt) (unix time), \(s.buildMilliseconds) ms")

@@ -186,4 +186,9 @@ struct IndexSnapshot {
     func resourceRecordCount() throws -> Int {
         try txn.entryCount(store.resources)
     }
+
+    /// Number of entries in the strings database (for `stats`).
+    func stringsRecordCount() throws -> Int {
+        try txn.entryCount(store.strings)
+    }
 }
