@@ -1,6 +1,7 @@
 // Bundle.localizedString(forKey:value:table:) from the index: the rules (docs/foundation-dropin.md,
 // "Localized strings"), one test each, on one small bundle with every kind of table.
 import Foundation
+import Synchronization
 import Testing
 @testable import BundleIndex
 
@@ -130,6 +131,22 @@ struct LocalizedStringTests {
             #expect(try words.localizedStringEntry(forKey: "k0", table: table) == nil)
             #expect(try words.localizedStringEntry(forKey: "k301", table: table) == nil)
         }
+    }
+
+    @Test("one bundle asked from many threads at once answers every key right (the memo is shared)")
+    func concurrentAsks() throws {
+        let words = try wordsFixture().bundle("Words.app")
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for i in 0..<2000 {
+                let k = (i * 7 + thread * 13) % 320 + 1   // k301…k320 are missing
+                let expected = k <= 300 ? "many \(k)" : nil
+                if (try? words.localizedStringEntry(forKey: "k\(k)", table: "Many")) != .some(expected) {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
     }
 
     @Test("keys compare as CF compares them: no Unicode normalisation")
