@@ -42,6 +42,9 @@ let package = Package(
         // The CI gate's ratio checks: both sides of every ratio alternated over repeated rounds
         // (tools/bench-gate; Benchmarks/ratio-floors).
         .executableTarget(name: "RatioGate", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),
+        // Every query shape on real-shaped trees, first and repeat ask, next to Foundation
+        // (tools/shape-bench).
+        .executableTarget(name: "ShapeMatrix", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
         // IndexedFoundationBundle next to Foundation's Bundle: localizedString (first ask of a
         // table, repeat), path lookups, object(forInfoDictionaryKey:), alternating in one run.
         .executableTarget(name: "DropInBench", dependencies: [.product(name: "BundleIndex", package: "bundleidx"),

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Makes sure what bundleidx builds against is installed: Debian's liblmdb-dev and libxxhash-dev
-# (found through pkg-config), pkg-config itself, and python3 for the test harness. As root it
-# installs what is missing with apt-get; otherwise it prints the exact command and fails.
+# (found through pkg-config), pkg-config itself, python3 for the test harness and lmdb-utils for
+# tools/fault-probes. As root it installs what is missing with apt-get; otherwise it prints the
+# exact command and fails.
 set -euo pipefail
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# tools/fault-probes writes old-format and foreign indexes and reads reader tables with these.
+command -v mdb_load >/dev/null 2>&1 || missing+=(lmdb-utils)
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists lmdb || missing+=(liblmdb-dev)
   pkg-config --exists libxxhash || missing+=(libxxhash-dev)

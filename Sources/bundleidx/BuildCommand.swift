@@ -59,6 +59,11 @@ struct BuildCommand: ParsableCommand {
         if summary.warnings.count > shown.count {
             printWarning("\(summary.warnings.count - shown.count) more warnings (use --verbose to see them)")
         }
+        if let first = summary.keptUnreadable.first {
+            let others = summary.keptUnreadable.count > 1 ? " and \(summary.keptUnreadable.count - 1) more" : ""
+            printWarning("\(first)\(others) could not be read in full; the index keeps what it held for them "
+                         + "(make them readable and build again)")
+        }
         if summary.unreadableDirectories > 0 {
             printWarning("\(summary.unreadableDirectories) unreadable directories were skipped")
         }

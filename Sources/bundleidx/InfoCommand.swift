@@ -10,6 +10,9 @@ struct InfoCommand: ParsableCommand {
         Without KEY: a summary (path, layout, resource path, identifier, development
         localization, localizations, search list) and every Info.plist key. With KEY: the
         value object(forInfoDictionaryKey:) returns (localized when InfoPlist.strings has it).
+        Values are shown with control characters escaped on a terminal. With -0: the value of
+        KEY ended by a NUL byte, or without KEY every Info.plist key and its value, each ended
+        by a NUL (key, value, key, value…).
 
         Examples:
           bundleidx info Examples/Phone.app
@@ -28,6 +31,9 @@ struct InfoCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
+    @Flag(name: [.customShort("0"), .long], help: "End each value (and each key, without KEY) with a NUL byte instead of printing lines.")
+    var null = false
+
     @OptionGroup var search: ContextOptions
 
     func run() throws {
@@ -36,7 +42,7 @@ struct InfoCommand: ParsableCommand {
         do {
             if let key {
                 guard let value = try b.object(forInfoDictionaryKey: key) else { throw Exit.notFound }
-                if json { print(JSONText(value)) } else { print(Self.plain(value)) }
+                if json { print(JSONText(value)) } else { PlainOutput.emit(Self.plain(value), nullTerminated: null) }
                 return
             }
             let info = b.infoDictionary
@@ -52,17 +58,24 @@ struct InfoCommand: ParsableCommand {
                 ]))
                 return
             }
-            print("path: \(b.bundlePath)")
-            print("layout: \(b.layout.name)")
-            print("resourcePath: \(b.resourcePath)")
-            print("identifier: \(b.bundleIdentifier ?? "-")")
-            print("developmentLocalization: \(b.developmentLocalization ?? "-")")
-            print("localizations: \(b.localizations.joined(separator: ", "))")
-            print("searchList: \(b.languageSearchList.joined(separator: ", "))")
-            for w in b.warnings { print("warning: \(w)") }
-            for k in info.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                print("\(k) = \(Self.plain(info[k]!))")
+            let keys = info.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            if null {
+                for k in keys {
+                    PlainOutput.emit(k, nullTerminated: true)
+                    PlainOutput.emit(Self.plain(info[k]!), nullTerminated: true)
+                }
+                return
             }
+            // Paths, names and values come from the bundle: escaped on a terminal.
+            PlainOutput.emit("path: \(b.bundlePath)")
+            PlainOutput.emit("layout: \(b.layout.name)")
+            PlainOutput.emit("resourcePath: \(b.resourcePath)")
+            PlainOutput.emit("identifier: \(b.bundleIdentifier ?? "-")")
+            PlainOutput.emit("developmentLocalization: \(b.developmentLocalization ?? "-")")
+            PlainOutput.emit("localizations: \(b.localizations.joined(separator: ", "))")
+            PlainOutput.emit("searchList: \(b.languageSearchList.joined(separator: ", "))")
+            for w in b.warnings { PlainOutput.emit("warning: \(w)") }
+            for k in keys { PlainOutput.emit("\(k) = \(Self.plain(info[k]!))") }
         } catch let e as ExitCode {
             throw e
         } catch {

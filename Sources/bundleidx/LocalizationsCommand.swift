@@ -9,7 +9,8 @@ struct LocalizationsCommand: ParsableCommand {
         discussion: """
         The search list is the order of language folders a lookup reads after the global
         resources (Base.lproj comes right after the first one). Use it to see why a localized
-        resource is or is not found.
+        resource is or is not found. Names read from the bundle are shown with control
+        characters escaped on a terminal; -0 prints only the localizations, each ended by a NUL.
 
         Examples:
           bundleidx localizations com.example.phone --lang en-GB
@@ -24,6 +25,9 @@ struct LocalizationsCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Print JSON.")
     var json = false
+
+    @Flag(name: [.customShort("0"), .long], help: "Print only the localizations, each ended by a NUL byte (for xargs -0).")
+    var null = false
 
     @OptionGroup var search: ContextOptions
 
@@ -41,10 +45,15 @@ struct LocalizationsCommand: ParsableCommand {
             ]))
             return
         }
-        print("localizations: \(b.localizations.joined(separator: ", "))")
-        print("development localization: \(b.developmentLocalization ?? "-")")
-        print("preferred languages (\(context.profile.rawValue)): \(context.preferredLanguages.joined(separator: ", "))")
-        print("search list: \(b.languageSearchList.joined(separator: ", "))")
-        print("lookup order: " + b.lookupOrder.map { $0.isEmpty ? "global" : $0 }.joined(separator: ", "))
+        if null {
+            for name in b.localizations { PlainOutput.emit(name, nullTerminated: true) }
+            return
+        }
+        // lproj names come from the file system: escaped on a terminal like every plain value.
+        PlainOutput.emit("localizations: \(b.localizations.joined(separator: ", "))")
+        PlainOutput.emit("development localization: \(b.developmentLocalization ?? "-")")
+        PlainOutput.emit("preferred languages (\(context.profile.rawValue)): \(context.preferredLanguages.joined(separator: ", "))")
+        PlainOutput.emit("search list: \(b.languageSearchList.joined(separator: ", "))")
+        PlainOutput.emit("lookup order: " + b.lookupOrder.map { $0.isEmpty ? "global" : $0 }.joined(separator: ", "))
     }
 }

@@ -216,3 +216,27 @@ struct ControlCharacterOutputTests {
         #expect(bundles.stdout == f.root + "/E.app\0")
     }
 }
+
+extension ControlCharacterOutputTests {
+    @Test("localizations and info: escaped on a terminal, raw to a pipe, NUL-terminated with -0")
+    func localizationsAndInfo() throws {
+        let f = try BundleFixture(["E.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.e",
+                                                                  "Motto": "red\u{1B}[31m\nline"]),
+                                   "E.app/fr.lproj/x.txt": "", "E.app/q\u{1B}[2J.lproj/x.txt": ""])
+        try f.build()
+        let base = [f.root + "/E.app", "--index", f.indexPath]
+        func onTerminal(_ args: [String]) throws -> String {
+            try run(["script", "-qc", ([bundleidxBinary] + args).map { "'\($0)'" }.joined(separator: " "), "/dev/null"]).stdout
+        }
+        let localizations = try onTerminal(["localizations"] + base)
+        #expect(localizations.contains("q\\e[2J") && !localizations.contains("\u{1B}"), "\(localizations)")
+        let info = try onTerminal(["info"] + base)
+        #expect(info.contains("Motto = red\\e[31m\\nline") && !info.contains("\u{1B}"), "\(info)")
+        #expect(try run([bundleidxBinary, "info"] + base + ["Motto"]).stdout == "red\u{1B}[31m\nline\n", "raw to a pipe")
+
+        #expect(try run([bundleidxBinary, "localizations", "-0"] + base).stdout == "fr\0q\u{1B}[2J\0")
+        #expect(try run([bundleidxBinary, "info", "--null"] + base + ["Motto"]).stdout == "red\u{1B}[31m\nline\0")
+        #expect(try run([bundleidxBinary, "info", "-0"] + base).stdout
+                == "CFBundleIdentifier\0com.example.e\0Motto\0red\u{1B}[31m\nline\0")
+    }
+}

@@ -81,7 +81,7 @@ struct DirectLookupTests {
             "L.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.l", "CFBundleDevelopmentRegion": "en"]),
             "L.app/global.txt": "", "L.app/en.lproj/a.txt": "", "L.app/fr.lproj/a.txt": "", "L.app/fr.lproj/only.txt": "",
             "L.app/de.lproj/v.png": "", "L.app/de.lproj/v-linux.png": "", "L.app/fr.lproj/de.lproj/nested.txt": "",
-            "L.app/en.lproj/Sub/s.txt": "", "L.app/fr.lproj/Sub/s.txt": "",
+            "L.app/en.lproj/Sub/s.txt": "", "L.app/fr.lproj/Sub/s.txt": "", "L.app/en.lproj/en/q.txt": "",
             "D.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.d", "CFBundleDevelopmentRegion": "en"]),
             "D.app/en.x.lproj/a.txt": "", "D.app/en.lproj/a.txt": "",
         ])
@@ -89,7 +89,8 @@ struct DirectLookupTests {
             for bundleName in ["L.app", "D.app"] {
                 let b = try fixture.bundle(bundleName, context: context)
                 for (name, type, dir) in [("global", "txt", nil), ("a", "txt", nil), ("only", "txt", nil), ("v", "png", nil),
-                                          ("nested", "txt", nil), ("s", "txt", "Sub"), ("missing", "txt", nil), ("a.txt", nil, nil)]
+                                          ("nested", "txt", nil), ("s", "txt", "Sub"), ("missing", "txt", nil), ("a.txt", nil, nil),
+                                          ("q", "txt", "en"), ("missing", "txt", "Sub")]
                         as [(String, String?, String?)] {
                     for l in ["en", "fr", "de", "en.x", nil, "", "zz"] as [String?] {
                         let general = try b.hit(name, type, dir, .given(l)).map(b.absolute)
@@ -105,8 +106,51 @@ struct DirectLookupTests {
                 == fixture.root + "/L.app/fr.lproj/Sub/s.txt")
         #expect(try l.readsForLookup(name: "a", type: "txt", subdirectory: nil, localization: .given("fr")) == 2,
                 "a forLocalization: hit reads the global folder and the language folder")
+        // A miss: the search list (global, en.lproj; no Base.lproj), then fr.lproj and
+        // en.lproj/fr.lproj — CF's second search — and nothing else.
+        #expect(try l.readsForLookup(name: "missing", type: "txt", subdirectory: nil, localization: .given("fr")) == 4)
+        #expect(try l.path(forResource: "missing", ofType: "txt", inDirectory: nil, forLocalization: "fr") == nil)
+        // CF's substring test: with inDirectory "en", en.lproj/en/q.txt counts as global.
+        #expect(try l.path(forResource: "q", ofType: "txt", inDirectory: "en", forLocalization: "fr")
+                == fixture.root + "/L.app/en.lproj/en/q.txt")
         #expect(!DirectLookup.accepts(name: "a", type: "txt", subdirectory: nil, localization: "en",
                                       plan: try fixture.bundle("D.app", context: .foundationLinux).plan))
+    }
+
+    @Test("Version-0 root fallback: the shortcut answers as the general lookup, inDirectory Resources[/x] included")
+    func versionZeroFallback() throws {
+        let fixture = try BundleFixture([
+            "Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.old", "CFBundleDevelopmentRegion": "en"]),
+            "Old.bundle/Resources/a.txt": "", "Old.bundle/Resources/en.lproj/l.txt": "", "Old.bundle/Resources/fr.lproj/l.txt": "",
+            "Old.bundle/Resources/Sub/s.txt": "", "Old.bundle/Resources/fr.lproj/Sub/s2.txt": "",
+            "Old.bundle/top.txt": "", "Old.bundle/en.lproj/rootl.txt": "", "Old.bundle/fr.lproj/rootl.txt": "",
+            "Old.bundle/Sub/rs.txt": "", "Old.bundle/fr.lproj/Sub/rs2.txt": "", "Old.bundle/v.png": "", "Old.bundle/v-linux.png": "",
+        ])
+        var compared = 0, found = 0
+        for context in [SearchContext.foundationLinux, .apple(languages: ["fr"])] {
+            let b = try fixture.bundle("Old.bundle", context: context)
+            #expect(b.layout == .resources)
+            for name in ["a", "l", "s", "s2", "top", "rootl", "rs", "rs2", "v", "missing"] {
+                for dir in [nil, "Sub", "Resources", "Resources/Sub", "fr.lproj"] as [String?] {
+                    let general = try b.hit(name, "txt", dir, .unspecified).map(b.absolute)
+                        ?? b.hit(name, "png", dir, .unspecified).map(b.absolute)
+                    let direct = try b.path(forResource: name, ofType: "txt", inDirectory: dir)
+                        ?? b.path(forResource: name, ofType: "png", inDirectory: dir)
+                    #expect(direct == general, "\(name) \(String(describing: dir))")
+                    for l in ["en", "fr", "de", nil] as [String?] {
+                        let general = try b.hit(name, "txt", dir, .given(l)).map(b.absolute)
+                        #expect(try b.path(forResource: name, ofType: "txt", inDirectory: dir, forLocalization: l) == general,
+                                "\(name) \(String(describing: dir)) loc \(String(describing: l))")
+                        compared += 1
+                        if general != nil { found += 1 }
+                    }
+                }
+            }
+        }
+        #expect(compared == 400 && found > 40, "\(compared) \(found)")
+        let b = try fixture.bundle("Old.bundle", context: .foundationLinux)
+        #expect(try b.path(forResource: "rs2", ofType: "txt", inDirectory: "Sub", forLocalization: "fr")
+                == fixture.root + "/Old.bundle/fr.lproj/Sub/rs2.txt")
     }
 
     @Test("Variants in one directory: device variants are chosen by the shortcut as by the general lookup")

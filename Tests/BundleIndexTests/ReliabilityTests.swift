@@ -336,6 +336,29 @@ struct LimitsAndVerifyTests {
         #expect(try big.path(forResource: "icon", ofType: "png") != nil)
     }
 
+    @Test("links that fan out (7 levels of d/l0…l9 → ../next) expand one bundle only to the documented bound")
+    func linkExpansionIsBounded() throws {
+        var links: [String: String] = [:]
+        for level in 0..<7 {
+            for l in 0..<10 { links["Bomb.bundle/d\(level)/l\(l)"] = "../d\(level + 1)" }
+        }
+        let f = try BundleFixture(ReliabilityTests.app.merging(["Bomb.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.bomb"]),
+                                                    "Bomb.bundle/d7/leaf.txt": ""]) { $1 }, links: links)
+        let summary = try f.build()
+        // Before the bound: 950 026 resources (the 500 000-directory cap), 104 MiB, 25 s.
+        #expect(summary.resources < 50_000, "\(summary.resources) resources")
+        #expect(summary.warnings.contains { $0.contains("symbolic links reach more than 10000 directories a second time") },
+                "\(summary.warnings)")
+        let bomb = try #require(try f.reader().bundle(identifier: "com.example.bomb", context: .foundationLinux))
+        // Every real directory is indexed under its own path; only link copies are cut.
+        for level in 0..<7 {
+            #expect(try bomb.paths(forResourcesOfType: nil, inDirectory: "d\(level)").count == 10)
+        }
+        #expect(try bomb.path(forResource: "leaf", ofType: "txt", inDirectory: "d7") != nil)
+        #expect(try bomb.path(forResource: "leaf", ofType: "txt", inDirectory: "d6/l9") != nil)
+        #expect(try f.bundle("Phone.app").path(forResource: "icon", ofType: "png") != nil)
+    }
+
     @Test("verify reads the identifiers database: a missing or stray identifier entry is a difference")
     func verifyChecksIdentifiers() throws {
         let f = try BundleFixture(StoreTests.twoBundles)

@@ -284,4 +284,32 @@ struct StoreTests {
         _ = try IndexBuilder.build(roots: [new.root], indexPath: old.indexPath)
         #expect(try IndexReader(path: old.indexPath).bundle(identifier: "n0")?.rel("r7", "txt") == "r7.txt")
     }
+
+    @Test("a bundle record decoded for queries holds the Info.plist files the profile reads and no stamps")
+    func partialRecord() throws {
+        let plist: [String: PropertyListValue] = ["CFBundleIdentifier": .string("a"),
+                                                  "Nested": .array([.dictionary(["k": .data([1, 2]), "d": .date(3)]), .bool(true)]),
+                                                  "N": .integer(-4), "R": .real(0.5)]
+        let record = BundleRecord(id: 9, path: "/x/A.app", layout: .flat,
+                                  infoPlists: [InfoPlistFile(name: "Info-gnustep.plist", dictionary: plist),
+                                               InfoPlistFile(name: "broken.plist", dictionary: nil),
+                                               InfoPlistFile(name: "Info.plist", dictionary: ["CFBundleIdentifier": .string("b")])],
+                                  lprojs: ["en", "fr"], warnings: ["w"], root: "/x", scannedAt: 5,
+                                  stamps: [FileStamp(path: "", modificationTime: 1)])
+        let bytes = record.encode()
+        let full = try bytes.withUnsafeBytes { try BundleRecord.decode($0) }
+        #expect(full == record)
+        for (context, kept) in [(SearchContext.foundationLinux, ["Info.plist"]),
+                                (.apple(), ["Info-gnustep.plist", "Info.plist"])] {
+            let partial = try bytes.withUnsafeBytes {
+                try BundleRecord.decode($0, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) })
+            }
+            #expect(partial.isPartial && partial.stamps.isEmpty)
+            #expect(partial.infoPlists == record.infoPlists.filter { kept.contains($0.name) })
+            #expect(partial.id == 9 && partial.path == record.path && partial.layout == .flat && partial.lprojs == ["en", "fr"]
+                    && partial.warnings == ["w"])
+            #expect(BundleInfo(record: partial, context: context).infoDictionary
+                    == BundleInfo(record: full, context: context).infoDictionary)
+        }
+    }
 }

@@ -64,7 +64,7 @@ func registerQueries(fixture: Fixture, kind: String, timing: Benchmark.Configura
         // lookups have no gate thresholds yet (their read counts are not exposed).
         if kind != "localized" {
             registerGate("gate-\(fixture.label)-\(kind)\(suffix.replacingOccurrences(of: " ", with: "-"))", gate, cases,
-                         cases.indexedLookup)
+                         { try cases.indexedLookup($0) })
         }
     }
     if kind != "paths" && kind != "localized" {

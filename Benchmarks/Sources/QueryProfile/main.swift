@@ -1,6 +1,7 @@
 // QueryProfile INDEX QUERIES.jsonl KIND N [withPath] — runs N lookups of one kind (foundation-linux) in a
 // loop and nothing else, for `perf record` / `valgrind --tool=callgrind` to attribute the time
-// of a single query inside BundleIndex (the benchmark harness would drown it).
+// of a single query inside BundleIndex (the benchmark harness would drown it). KIND `open`
+// opens the queries' bundles by path instead.
 import BundleIndex
 import Foundation
 
@@ -10,6 +11,18 @@ guard args.count == 5 || (args.count == 6 && args[5] == "withPath"), let n = Int
     exit(2)
 }
 let reader = try IndexReader(path: args[1])
+if args[3] == "open" {
+    var paths: [String] = []
+    for line in try String(contentsOfFile: args[2], encoding: .utf8).split(separator: "\n") {
+        if let q = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let path = q["bundle"] as? String {
+            paths.append(path)
+        }
+    }
+    var opened = 0
+    for i in 0..<n where try reader.bundle(atPath: paths[i % paths.count], context: .foundationLinux) != nil { opened += 1 }
+    print("\(n) opens over \(paths.count) paths, \(opened) found")
+    exit(0)
+}
 var cases: [(IndexedBundle, String?, String?, String?)] = []
 for line in try String(contentsOfFile: args[2], encoding: .utf8).split(separator: "\n") {
     guard let q = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -68,6 +68,7 @@ struct RatioCheck {
 /// Reads Benchmarks/ratio-floors into checks over the given fixtures (smallest first).
 ///
 ///     foundation-over-bundleidx KIND MIN [FIXTURE]   Foundation warm ÷ bundleidx ≥ MIN
+///     foundation-over-repeat KIND MIN [FIXTURE]      Foundation warm ÷ bundleidx's repeat ask ≥ MIN
 ///     bundleidx-over-floor KIND MAX [FIXTURE]        bundleidx ÷ (reads × raw mdb_get) ≤ MAX
 ///     scaling KIND MAX                               largest fixture's bundleidx ÷ smallest's ≤ MAX
 ///
@@ -94,6 +95,12 @@ func readFloors(path: String, fixtures allFixtures: [FixtureCells]) throws -> [R
                                          numerator: "\(f.label) \(kind) Foundation",
                                          denominator: "\(f.label) \(kind) bundleidx", scale: 1, bound: .atLeast(bound)))
             }
+        case "foundation-over-repeat":
+            for f in fixtures where f.hasCell("\(f.label) \(kind) bundleidx repeat") {
+                checks.append(RatioCheck(name: "\(f.label) \(kind) Foundation ÷ bundleidx repeat",
+                                         numerator: "\(f.label) \(kind) Foundation",
+                                         denominator: "\(f.label) \(kind) bundleidx repeat", scale: 1, bound: .atLeast(bound)))
+            }
         case "bundleidx-over-floor":
             for f in fixtures where f.has(kind) {
                 guard let reads = f.readsPerLookup[kind] else {
@@ -117,5 +124,6 @@ func readFloors(path: String, fixtures allFixtures: [FixtureCells]) throws -> [R
 }
 
 extension FixtureCells {
-    func has(_ kind: String) -> Bool { cells.contains { $0.name == "\(label) \(kind) bundleidx" } }
+    func has(_ kind: String) -> Bool { hasCell("\(label) \(kind) bundleidx") }
+    func hasCell(_ name: String) -> Bool { cells.contains { $0.name == name } }
 }

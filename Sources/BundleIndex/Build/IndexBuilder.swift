@@ -64,6 +64,7 @@ public enum IndexBuilder {
         let now = UInt64(time(nil))
         var bundles = 0, resources = 0, unreadable = 0, skipped = 0, written = 0, writtenResources = 0
         var warnings: [String] = []
+        var kept: [String] = []
         try store.write { writer in
             for root in unique {
                 // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
@@ -72,8 +73,14 @@ public enum IndexBuilder {
                 var vanished = Set(try writer.bundlePaths(under: root))
                 // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
                 let report = try ScanPipeline.run(root: root) { bundle in
-                    try writer.addBundle(bundle, root: root, now: now)
                     vanished.remove(bundle.path)
+                    // A folder that cannot be read is not a folder that was emptied: a bundle
+                    // scanned only in part keeps the records of its last complete build.
+                    if !bundle.unreadable.isEmpty, try writer.bundleRecord(path: bundle.path) != nil {
+                        kept.append(bundle.path)
+                        return
+                    }
+                    try writer.addBundle(bundle, root: root, now: now)
                     written += 1
                     writtenResources += bundle.resourceCount
                     progress?(written, writtenResources)
@@ -83,7 +90,13 @@ public enum IndexBuilder {
                 unreadable += report.unreadableDirectories
                 skipped += report.skippedNames
                 warnings += report.warnings
-                for path in vanished.sorted(by: byteOrder) { try writer.removeBundle(path: path) }
+                for path in vanished.sorted(by: byteOrder) {
+                    if report.unreadablePaths.contains(where: { PathText.isSameOrInside(path, $0) }) {
+                        kept.append(path)
+                    } else {
+                        try writer.removeBundle(path: path)
+                    }
+                }
                 try writer.addRoot(root)
             }
             try writer.setMeta(.builtAt, u64: now)
@@ -93,7 +106,8 @@ public enum IndexBuilder {
         }
         return Summary(roots: unique, bundles: bundles, resources: resources, seconds: monotonicSeconds() - start,
                        indexBytes: store.environment.usedBytes(), warnings: warnings,
-                       unreadableDirectories: unreadable, skippedNames: skipped, replacedIndex: replaced)
+                       unreadableDirectories: unreadable, skippedNames: skipped, replacedIndex: replaced,
+                       keptUnreadable: kept.sorted(by: byteOrder))
     }
 }
 
@@ -119,5 +133,8 @@ extension IndexBuilder {
         /// Why the index that was there could not be used, when the build replaced it (another
         /// format version, damage); nil otherwise. Roots it held besides these are not in the new one.
         public let replacedIndex: String?
+        /// Bundles that keep what the index held for them because a folder of theirs (or one
+        /// above them) could not be read this time; their paths (docs/scanning.md, "Bad input").
+        public let keptUnreadable: [String]
     }
 }

@@ -19,6 +19,8 @@ public enum IndexVerifier {
         let cwd = ProcessEnvironment.currentDirectory()
         var differences: [Difference] = []
         try store.read { snap in
+            // A read without the lock file runs again when two commits overtook it.
+            differences = []
             let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
             for root in rootList {
                 var found: Set<String> = []

@@ -21,6 +21,9 @@ struct ScannedBundle {
     /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
     /// matters, and rewriting a file in place does not change its directory's mtime.
     let fileStamps: [FileStamp]
+    /// Absolute paths of the bundle's directories that could not be listed (permissions): the
+    /// scan is incomplete, and a build keeps what the index last held for the bundle instead.
+    let unreadable: [String]
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its modification time. The watcher compares them after a restart.

@@ -67,16 +67,29 @@ struct BundleInfo: Sendable {
         case .foundationLinux:
             return record.infoPlists.first(where: { $0.name == "Info.plist" })?.dictionary ?? [:]
         case .apple:
-            var names: [String] = []
-            if context.platform == .macos { names.append("info-macos.plist") }
-            if context.platform == .ios { names.append("info-iphoneos.plist") }
-            names += ["info-gnustep.plist", "info.plist"]
-            for name in names {
+            for name in applePlistNames(context) {
                 let matches = record.infoPlists.filter { $0.name.lowercased() == name }
                     .sorted { byteOrder($0.name, $1.name) }
                 if let d = matches.compactMap(\.dictionary).first { return d }
             }
             return [:]
+        }
+    }
+
+    /// The lower-cased names of the files the apple profile reads, in order of preference.
+    private static func applePlistNames(_ context: SearchContext) -> [String] {
+        var names: [String] = []
+        if context.platform == .macos { names.append("info-macos.plist") }
+        if context.platform == .ios { names.append("info-iphoneos.plist") }
+        return names + ["info-gnustep.plist", "info.plist"]
+    }
+
+    /// Whether `infoPlist` may read the file `name` under `context`: the record of a bundle
+    /// opened for queries decodes only those (`BundleRecord.decode(_:forQueriesReading:)`).
+    static func mayRead(infoPlistNamed name: String, _ context: SearchContext) -> Bool {
+        switch context.profile {
+        case .foundationLinux: return name == "Info.plist"
+        case .apple: return applePlistNames(context).contains(name.lowercased())
         }
     }
 

@@ -5,20 +5,15 @@
 /// arguments", "Returned paths").
 ///
 /// It gives the same answers as `ResourceLookup` for the queries it accepts (variants are
-/// chosen by the same `ResourceSearch.choose`), and hands over to it (`rootFallback`) only for
-/// a miss in a bundle with the version-0 root fallback. Queries with `..`, `.` or empty
-/// components, names with a `/`, and type-only lookups are not accepted at all. Steps whose
-/// lproj folder the bundle does not have are not read (`SearchPlan.stepMayExist`).
+/// chosen by the same `ResourceSearch.choose`), the version-0 root fallback included. Queries
+/// with `..`, `.` or empty components, names with a `/`, and type-only lookups are not accepted
+/// at all. Steps whose lproj folder the bundle does not have are not read (`SearchBase.mayExist`).
 enum DirectLookup {
     enum Answer<R> {
         case found(R)
         case notFound
-        /// Nothing in the resource directory, but the bundle has the version-0 fallback
-        /// (docs/search-pattern.md, "Version-0 root fallback"): the general lookup must look
-        /// from the bundle root.
-        case rootFallback
-        /// A `forLocalization:` lookup this shortcut cannot settle (a miss, variants in the
-        /// language folder): the general lookup answers it from the start.
+        /// A `forLocalization:` lookup this shortcut cannot settle (variants to choose between):
+        /// the general lookup answers it from the start.
         case general
     }
 
@@ -60,7 +55,20 @@ enum DirectLookup {
     static func accepts(name: String?, type: String?, subdirectory: String?, localization: String?, plan: SearchPlan) -> Bool {
         guard accepts(name: name, type: type, subdirectory: subdirectory), !plan.lprojNameHasDot else { return false }
         if let localization, !localization.isEmpty, !isPlain(localization, components: .one) { return false }
-        return !(name ?? "").contains(".lproj") && !(type ?? "").contains(".lproj")
+        return !mentionsLproj(name) && !mentionsLproj(type)
+    }
+
+    /// Whether `text` contains `.lproj` (compared byte by byte: Foundation's `contains` would
+    /// cost more than the lookup).
+    private static func mentionsLproj(_ text: String?) -> Bool {
+        guard var text else { return false }
+        let needle = lprojSuffix
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            return (0...(bytes.count - needle.count)).contains { i in
+                bytes[i] == needle[0] && (1..<needle.count).allSatisfy { bytes[i + $0] == needle[$0] }
+            }
+        }
     }
 
     /// Walks the search steps, one name-record read per step that may exist, and calls `body`
@@ -69,13 +77,9 @@ enum DirectLookup {
     ///
     /// With `.localization(L)`, CF first searches the whole list and keeps a global hit, or a
     /// hit whose path starts with `L.`; otherwise it searches again inside `L.lproj`
-    /// (docs/search-pattern.md, "forLocalization is literal"). For the queries `accepts` takes,
-    /// a global hit is the first answer of both; after a global miss, an exact name in
-    /// `L.lproj` is what either search returns (a first localized hit in `L.lproj` itself, or
-    /// the second search's first step). Everything else — a miss (the second search continues
-    /// into `<S>.lproj/L.lproj` folders), variants in `L.lproj` (chosen under another step
-    /// there), lproj names with a dot (`en.x.lproj` passes CF's `en.` test) — goes to the
-    /// general lookup (`.general`).
+    /// (docs/search-pattern.md, "forLocalization is literal"); `findLocalized` walks both
+    /// searches. Variants (chosen by rules the general lookup keeps) and lproj names with a dot
+    /// (`en.x.lproj` passes CF's `en.` test) go to the general lookup (`.general`).
     static func find<R>(plan: SearchPlan, name: String, type: String?, subdirectory: String?, route: Route = .searchList,
                         in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let type = (type?.isEmpty ?? true) ? nil : type
@@ -86,8 +90,8 @@ enum DirectLookup {
         var capacity = 2 * nameLength + bundlePath.utf8.count + plan.longestPlainDirectory
             + (subdirectory?.utf8.count ?? 0) + 3
         if case .localization(let localization?) = route {
-            // The language folder: the resource directory, "/", the name, ".lproj", "/".
-            capacity += plan.plainDirectories[0].path.utf8.count + localization.utf8.count + 8
+            // The second search's "/<localization>.lproj" after a step's directory, and a "/".
+            capacity += localization.utf8.count + 8
         }
         return try PathComposer.compose(capacity: capacity) { text in
             // [lookup name][bundle path]/[directory]/[lookup name]
@@ -100,89 +104,162 @@ enum DirectLookup {
             text.append(bundlePath)
             text.append(slash)
             let directoryStart = text.count
-            if case .localization(let localization) = route {
-                return try findLocalized(plan: plan, localization: localization, subdirectory: subdirectory,
-                                         lookupName: lookupName, directoryStart: directoryStart,
-                                         text: &text, in: snapshot, body)
-            }
-            for step in plan.steps.indices where plan.stepMayExist[step] {
-                text.truncate(to: directoryStart)
-                let directory = stepDirectory(step, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
-                let answer: Answer<R>
-                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
-                case .none:
-                    continue
-                case .exact(let flags):
-                    if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
-                    answer = .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
-                case .several(let entries):
-                    // Variants to choose between (docs/search-pattern.md, "Variants in one
-                    // directory"): the record's entries are decoded.
-                    let lookup = text.withUTF8(in: lookupName) { String(decoding: $0, as: UTF8.self) }
-                    let prefix = subdirectory.map { ResourceSearch.prefix(plan.steps[step], $0) } ?? plan.plainPrefixes[step]
-                    guard let chosen = ResourceSearch.choose(among: entries, for: lookup, step: plan.steps[step], prefix: prefix,
-                                                             suffixes: plan.context.suffixes) else { continue }
-                    if subdirectory == nil { text.append(plan.plainDirectories[step].path) }
-                    if text.count > directoryStart { text.append(slash) }
-                    // The chosen name may be longer than the lookup name: spelled in a buffer of its own.
-                    let directory = lookupName.upperBound..<text.count
-                    answer = .found(try PathComposer.compose(capacity: directory.count + chosen.name.utf8.count) { path in
-                        path.append(text, directory)
-                        path.append(chosen.name)
-                        return try path.withUTF8(in: 0..<path.count) { path in
-                            try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: chosen.flags))
-                        }
-                    })
+            func search(_ base: SearchBase, _ subdirectory: String?) throws -> Answer<R> {
+                switch route {
+                case .searchList:
+                    return try findInSearchList(plan: plan, base: base, subdirectory: subdirectory, lookupName: lookupName,
+                                                directoryStart: directoryStart, text: &text, in: snapshot, body)
+                case .localization(let localization):
+                    return try findLocalized(plan: plan, base: base, localization: localization, subdirectory: subdirectory,
+                                             lookupName: lookupName, directoryStart: directoryStart,
+                                             text: &text, in: snapshot, body)
                 }
-                return answer
             }
-            return plan.hasRootFallback ? .rootFallback : .notFound
+            let answer = try search(plan.resourceBase, subdirectory)
+            guard case .notFound = answer, let root = plan.rootBase else { return answer }
+            // The version-0 fallback (docs/search-pattern.md, "Version-0 root fallback"): the
+            // same search again, `inDirectory: "Resources[/x]"` mapped back into the resource
+            // directory, any other from the bundle root.
+            let own = plan.record.layout == .resources ? "Resources" : "Contents/Resources"
+            if subdirectory == own { return try search(plan.resourceBase, nil) }
+            if let subdirectory, subdirectory.hasPrefix(own + "/") {
+                return try search(plan.resourceBase, String(subdirectory.dropFirst(own.count + 1)))
+            }
+            return try search(root, subdirectory)
         }
     }
 
-    /// The `.localization` route of `find`: the global step as the search list reads it, then
-    /// the exact name in `<localization>.lproj[/subdirectory]`.
-    private static func findLocalized<R>(plan: SearchPlan, localization: String?, subdirectory: String?,
+    /// The search-list route of `find` from `base`: one name-record read per step that may
+    /// exist; the first step holding the name (or a variant of it) answers.
+    private static func findInSearchList<R>(plan: SearchPlan, base: SearchBase, subdirectory: String?,
+                                            lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
+                                            in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
+        for step in plan.steps.indices where base.mayExist[step] {
+            text.truncate(to: directoryStart)
+            let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            case .none:
+                continue
+            case .exact(let flags):
+                if subdirectory == nil { text.append(base.directories[step].path) }
+                return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+            case .several(let entries):
+                // Variants to choose between (docs/search-pattern.md, "Variants in one
+                // directory"): the record's entries are decoded.
+                let lookup = text.withUTF8(in: lookupName) { String(decoding: $0, as: UTF8.self) }
+                let prefix = subdirectory.map { ResourceSearch.prefix(plan.steps[step], $0) } ?? plan.plainPrefixes[step]
+                guard let chosen = ResourceSearch.choose(among: entries, for: lookup, step: plan.steps[step], prefix: prefix,
+                                                         suffixes: plan.context.suffixes) else { continue }
+                if subdirectory == nil { text.append(base.directories[step].path) }
+                if text.count > directoryStart { text.append(slash) }
+                // The chosen name may be longer than the lookup name: spelled in a buffer of its own.
+                let directory = lookupName.upperBound..<text.count
+                return .found(try PathComposer.compose(capacity: directory.count + chosen.name.utf8.count) { path in
+                    path.append(text, directory)
+                    path.append(chosen.name)
+                    return try path.withUTF8(in: 0..<path.count) { path in
+                        try body(Hit(path: path, relativeStart: directoryStart - lookupName.upperBound, flags: chosen.flags))
+                    }
+                })
+            }
+        }
+        return .notFound
+    }
+
+    /// The `.localization` route of `find`, CF's two searches (docs/search-pattern.md,
+    /// "forLocalization is literal"): the search list as `find` walks it, whose first hit is kept
+    /// when it is global (by CF's substring test) or in `<localization>.lproj`; otherwise the
+    /// same steps again inside `<step>/<localization>.lproj[/subdirectory]`, whose first hit is
+    /// the answer. Variants anywhere go to the general lookup.
+    ///
+    /// After a global miss, an exact name in `<localization>.lproj` is what both searches
+    /// answer (the first finds it there first, or finds a localized hit elsewhere and the second
+    /// starts there), so that folder is read next — unless a hit in another language folder could
+    /// count as global by the substring test, which only some subdirectories make possible.
+    private static func findLocalized<R>(plan: SearchPlan, base: SearchBase, localization: String?, subdirectory: String?,
                                          lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
                                          in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
-        // The global step (step 0 of the plan), exactly as the search list reads it.
+        let localization = (localization?.isEmpty ?? true) ? nil : localization
         let global = 0
-        let directory = stepDirectory(global, plan: plan, subdirectory: subdirectory, directoryStart: directoryStart, &text)
-        switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
-        case .none:
-            break
-        case .exact(let flags):
-            if subdirectory == nil { text.append(plan.plainDirectories[global].path) }
-            return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
-        case .several:
-            // Variants in the global folder: the general lookup chooses (rare; kept simple).
-            return .general
+        /// `<step's directory>/<localization>.lproj[/subdirectory]`, spelled after `directoryStart`.
+        func languageDirectory(_ step: Int, _ localization: String, _ text: inout PathComposer) -> DirectoryKey {
+            text.truncate(to: directoryStart)
+            text.append(base.directories[step].path)
+            if text.count > directoryStart { text.append(slash) }
+            text.append(localization)
+            text.append(".lproj")
+            if let subdirectory {
+                text.append(slash)
+                text.append(subdirectory)
+            }
+            return text.directoryKey(directoryStart..<text.count)
         }
-        // The language folder, when the bundle has it.
-        guard let localization, !localization.isEmpty, plan.lprojNames.contains(localization) else { return .general }
-        text.truncate(to: directoryStart)
-        let resourceDirectory = plan.plainDirectories[global].path
-        text.append(resourceDirectory)
-        if !resourceDirectory.isEmpty { text.append(slash) }
-        text.append(localization)
-        text.append(".lproj")
-        if let subdirectory {
-            text.append(slash)
-            text.append(subdirectory)
+        func hit(_ flags: DirectoryEntry.Flags, _ text: inout PathComposer) throws -> Answer<R> {
+            .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
         }
-        let languageDirectory = text.directoryKey(directoryStart..<text.count)
-        guard case .exact(let flags) = try snapshot.nameCandidates(bundle: plan.record.id, languageDirectory,
-                                                                    name: text.bytes(lookupName)) else { return .general }
-        return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
+        // Whether `<localization>.lproj` (the global step's) was read and lacks the name.
+        var languageFolderLacksName = false
+        let languageFolderFirst = localization.map { base.lprojNames?.contains($0) ?? false } ?? false
+            && plan.steps.allSatisfy { step in step.lproj.map { isLocalizedValue(lproj: $0, subdirectory: subdirectory) } ?? true }
+        searchList: for step in plan.steps.indices where base.mayExist[step] {
+            if languageFolderLacksName && plan.steps[step].lproj == localization { continue }
+            text.truncate(to: directoryStart)
+            let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            case .none:
+                guard step == global, languageFolderFirst, let localization else { continue }
+                let directory = languageDirectory(global, localization, &text)
+                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+                case .none: languageFolderLacksName = true
+                case .several: return .general
+                case .exact(let flags): return try hit(flags, &text)
+                }
+            case .several:
+                return .general
+            case .exact(let flags):
+                if let lproj = plan.steps[step].lproj, isLocalizedValue(lproj: lproj, subdirectory: subdirectory),
+                   lproj != localization {
+                    break searchList
+                }
+                if subdirectory == nil { text.append(base.directories[step].path) }
+                return try hit(flags, &text)
+            }
+        }
+        guard let localization else { return .notFound }
+        for step in plan.steps.indices where base.mayExist[step] {
+            if plan.steps[step].lproj == nil {
+                // The global step's `<localization>.lproj`: read already, or absent.
+                if languageFolderLacksName { continue }
+                if let known = base.lprojNames, !known.contains(localization) { continue }
+            }
+            let directory = languageDirectory(step, localization, &text)
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            case .none: continue
+            case .several: return .general
+            case .exact(let flags): return try hit(flags, &text)
+            }
+        }
+        return .notFound
     }
 
-    /// The key of the directory step `step` reads: the plan's for no subdirectory, else spelled
+    /// CF's substring test (docs/search-pattern.md, L-lproj-substring) on the table value of a
+    /// hit in `<lproj>.lproj`, `<lproj>.lproj/[<subdirectory>/]<name>`, for the names and
+    /// subdirectories `accepts` takes: without a subdirectory the value is localized (`.lproj`
+    /// comes first after the dot-free lproj name, with the name after it); with one, unless
+    /// the value starts with the subdirectory's text.
+    private static func isLocalizedValue(lproj: String, subdirectory: String?) -> Bool {
+        guard let subdirectory else { return true }
+        let head = lproj + ".lproj/" + subdirectory
+        return !head.utf8.starts(with: subdirectory.utf8)
+    }
+
+    /// The key of the directory step `step` reads: the base's for no subdirectory, else spelled
     /// after `directoryStart` (`<step's directory>/<subdirectory>`) and hashed there.
     @inline(__always)
-    private static func stepDirectory(_ step: Int, plan: SearchPlan, subdirectory: String?, directoryStart: Int,
+    private static func stepDirectory(_ step: Int, base: SearchBase, subdirectory: String?, directoryStart: Int,
                                       _ text: inout PathComposer) -> DirectoryKey {
-        guard let subdirectory else { return plan.plainDirectories[step].key }
-        text.append(plan.plainDirectories[step].path)
+        guard let subdirectory else { return base.directories[step].key }
+        text.append(base.directories[step].path)
         if text.count > directoryStart { text.append(slash) }
         text.append(subdirectory)
         return text.directoryKey(directoryStart..<text.count)
@@ -201,6 +278,7 @@ enum DirectLookup {
     }
 
     private static let slash = UInt8(ascii: "/")
+    private static let lprojSuffix: [UInt8] = Array(".lproj".utf8)
     private static let dot = UInt8(ascii: ".")
 
     private enum Components {

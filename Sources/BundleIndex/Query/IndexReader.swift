@@ -29,12 +29,13 @@ public final class IndexReader: Sendable {
     /// the index does not hold it.
     public func bundle(atPath path: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
         let absolute = PathText.absolute(path, currentDirectory: ProcessEnvironment.currentDirectory())
-        if let record = try store.read({ try $0.bundle(path: absolute) }) {
+        let wanted = { BundleInfo.mayRead(infoPlistNamed: $0, context) }
+        if let record = try store.read({ try $0.bundle(path: absolute, forQueriesReading: wanted) }) {
             return IndexedBundle(reader: self, record: record, context: context)
         }
         // Named through a link: compare resolved paths.
         if let real = FileSystem.realPath(absolute), real != absolute,
-           let record = try store.read({ try $0.bundle(path: real) }) {
+           let record = try store.read({ try $0.bundle(path: real, forQueriesReading: wanted) }) {
             return IndexedBundle(reader: self, record: record, context: context)
         }
         return nil
@@ -44,7 +45,9 @@ public final class IndexReader: Sendable {
     public func bundle(identifier: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
         let record: BundleRecord? = try store.read { snap in
             for path in try snap.bundlePaths(identifier: identifier) {
-                if let r = try snap.bundle(path: path) { return r }
+                if let r = try snap.bundle(path: path, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) }) {
+                    return r
+                }
             }
             return nil
         }
@@ -55,20 +58,17 @@ public final class IndexReader: Sendable {
     /// otherwise `bundle(identifier:)`.
     public func bundle(_ reference: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
         if let b = try bundle(atPath: reference, context: context) { return b }
-        if reference.contains("/") { return nil }
+        if reference.utf8.contains(UInt8(ascii: "/")) { return nil }
         return try bundle(identifier: reference, context: context)
     }
 
     /// Every indexed bundle at or below `directory` (all of them when nil), in path order,
     /// answering under `context`. Reads one snapshot.
     public func bundles(under directory: String? = nil, context: SearchContext = .userDefault) throws -> [IndexedBundle] {
-        try records(under: directory).map { IndexedBundle(reader: self, record: $0, context: context) }
-    }
-
-    /// The bundle records at or below `directory` (all of them when nil), by path.
-    func records(under directory: String? = nil) throws -> [BundleRecord] {
         let root = directory.map { PathText.absolute($0, currentDirectory: ProcessEnvironment.currentDirectory()) } ?? "/"
-        return try store.read { try $0.bundles(under: root) }
+        return try store.read { snap in
+            try snap.bundles(under: root, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) })
+        }.map { IndexedBundle(reader: self, record: $0, context: context) }
     }
 
     /// Raised by every build and every batch a watcher applies: an `IndexedBundle` reflects

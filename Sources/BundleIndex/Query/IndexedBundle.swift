@@ -7,7 +7,8 @@
 /// let icons = try app.paths(forResourcesOfType: "png", inDirectory: nil)
 /// ```
 ///
-/// Resource lookups read the index live, so they see every commit of a `build` or a watcher.
+/// Resource lookups read the index live, so they see every commit of a `build` or a watcher
+/// (a `path(forResource:…)` asked again is answered from memory until the next commit).
 /// The bundle's Info.plist facts and language search list are taken when it is opened: open
 /// it again when `IndexReader.generation()` moves. Methods throw (a `BundleIndexError`) only
 /// when the index itself cannot be read; "not found" is `nil` or an empty array.
@@ -60,13 +61,18 @@ public struct IndexedBundle: Sendable {
     /// `Bundle.path(forResource:ofType:inDirectory:)`: as `path(forResource:ofType:)`, looking in
     /// `subpath` of the resource folder and of each language folder.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
-        try single(name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+        try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .none)) { snap in
+            try single(in: snap, name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+        }
     }
 
     /// `path(forResource:ofType:inDirectory:)` without a `String`: `body` receives the path's
     /// UTF-8 bytes, valid only during the call; nil when there is no such resource. For
     /// a name (with or without a type) and no or a plain subdirectory, a hit allocates
     /// nothing (docs/performance.md); other queries answer through the general lookup.
+    /// A reader that may not write the index's `lock.mdb` (another user of a shared index) reads
+    /// without it, and a read that two commits overtook is made again: `body` then runs again,
+    /// and the last call's result is returned (docs/reliability.md, "A shared index").
     @inlinable  // specialised in the caller: an unspecialised generic closure costs more than the lookup
     public func withPath<R>(forResource name: String?, ofType type: String?, inDirectory subpath: String? = nil,
                             _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R? {
@@ -89,8 +95,46 @@ public struct IndexedBundle: Sendable {
     /// resources only.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
                      forLocalization localization: String?) throws -> String? {
-        try localized(name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
-                      general: absolute)
+        try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .some(localization))) { snap in
+            try localized(in: snap, name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
+                          general: absolute)
+        }
+    }
+
+    /// `path(forResource:ofType:inDirectory:)` read from the index even when the answer is in
+    /// memory: what a first ask costs, for the benchmarks that guard the engine.
+    @_spi(Engine)
+    public func pathReadingIndex(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        return try reader.store.read { snap in
+            try single(in: snap, name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+        }
+    }
+
+    /// `path(forResource:ofType:inDirectory:forLocalization:)` read from the index even when the
+    /// answer is in memory (see `pathReadingIndex(forResource:ofType:inDirectory:)`).
+    @_spi(Engine)
+    public func pathReadingIndex(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
+                                 forLocalization localization: String?) throws -> String? {
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        return try reader.store.read { snap in
+            try localized(in: snap, name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
+                          general: absolute)
+        }
+    }
+
+    /// A path answer from the bundle's `AnswerCache` when the index has not changed since it
+    /// was read, else `read` in a new snapshot (and the answer kept).
+    private func remembered(_ query: AnswerCache.Query, _ read: (IndexSnapshot) throws -> String?) throws -> String? {
+        // Swift's Bundle answers nil before CF when both are nil or empty.
+        if (query.name ?? "").isEmpty && (query.type ?? "").isEmpty { return nil }
+        let newest = reader.store.environment.newestTransactionID()
+        if let known = plan.answers.answer(for: query, newest: newest) { return known }
+        return try reader.store.read { snap in
+            let answer = try read(snap)
+            plan.answers.store(answer, for: query, transaction: snap.transactionID)
+            return answer
+        }
     }
 
     /// `Bundle.paths(forResourcesOfType:inDirectory:)`: absolute paths of every resource of
@@ -176,17 +220,25 @@ public struct IndexedBundle: Sendable {
     public var bundleIdentifier: String? { info.identifier }
 
     /// The `InfoPlist.strings` the search finds, parsed (docs/search-pattern.md, "Localized
-    /// Info dictionary"); nil when there is none.
+    /// Info dictionary"); nil when there is none. Asked again before the next commit, it is
+    /// answered from memory.
     public func localizedInfoDictionary() throws -> [String: PropertyListValue]? {
+        let newest = reader.store.environment.newestTransactionID()
+        if let known = plan.localizedInfo.value(newest: newest) { return known }
         // The search and the read of the file's record in one snapshot.
-        let found: [String: PropertyListValue]?? = try reader.store.read { snap in
+        let (found, transaction): ([String: PropertyListValue]??, UInt64) = try reader.store.read { snap in
             guard let hit = try lookup(snap).single(name: "InfoPlist", type: "strings", subdirectory: nil,
-                                                    localization: .unspecified) else { return .none }
+                                                    localization: .unspecified) else { return (.none, snap.transactionID) }
             let directory = hit.relativePath.split(separator: "/").dropLast().joined(separator: "/")
-            return try snap.strings(bundle: record.id, directory: directory, name: PathText.lastComponent(hit.relativePath))
+            return (try snap.strings(bundle: record.id, directory: directory, name: PathText.lastComponent(hit.relativePath)),
+                    snap.transactionID)
         }
-        guard let local = found ?? nil else { return nil }
-        return context.profile == .apple ? InfoPlistOverrides(context: context).apply(to: local) : local
+        var answer: [String: PropertyListValue]? = nil
+        if let local = found ?? nil {
+            answer = context.profile == .apple ? InfoPlistOverrides(context: context).apply(to: local) : local
+        }
+        plan.localizedInfo.store(answer, transaction: transaction)
+        return answer
     }
 
     /// `Bundle.object(forInfoDictionaryKey:)`. foundation-linux: the localized dictionary when
@@ -238,7 +290,7 @@ public struct IndexedBundle: Sendable {
                                          route: .localization(localization), in: snap, direct) {
             case .found(let result): return result
             case .notFound: return nil
-            case .rootFallback, .general: break
+            case .general: break
             }
         }
         return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .given(localization)).map(general)
@@ -253,9 +305,6 @@ public struct IndexedBundle: Sendable {
         switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: snap, direct) {
         case .found(let result): return result
         case .notFound: return nil
-        case .rootFallback:
-            return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified,
-                                           rootFallbackOnly: true).map(general)
         case .general:
             return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified).map(general)
         }

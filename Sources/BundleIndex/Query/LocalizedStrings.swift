@@ -123,11 +123,15 @@ final class LocalizedStringMemo: Sendable {
         /// Per table name (`Key.key` empty): the files its lookups found, `.stringsdict` first.
         var files: [Key: [StringsKey.Table]] = [:]
 
-        mutating func start(_ transaction: UInt64) {
-            guard self.transaction != transaction else { return }
+        /// Whether what was read in `transaction` may be kept: yes, after forgetting what an
+        /// older one read; no for an older one (as `AnswerCache` keeps answers).
+        mutating func start(_ transaction: UInt64) -> Bool {
+            guard self.transaction != transaction else { return true }
+            guard transaction > self.transaction else { return false }
             self.transaction = transaction
             answers.removeAll(keepingCapacity: true)
             files.removeAll(keepingCapacity: true)
+            return true
         }
     }
 
@@ -144,7 +148,7 @@ final class LocalizedStringMemo: Sendable {
 
     func remember(_ answer: String?, table: String, key: String, transaction: UInt64) {
         state.withLock { s in
-            s.start(transaction)
+            guard s.start(transaction) else { return }
             if s.answers.count >= Self.capacity { s.answers.removeAll(keepingCapacity: true) }
             s.answers[Key(table: table, key: key)] = .some(answer)
         }
@@ -158,7 +162,7 @@ final class LocalizedStringMemo: Sendable {
 
     func remember(files: [StringsKey.Table], table: String, transaction: UInt64) {
         state.withLock { s in
-            s.start(transaction)
+            guard s.start(transaction) else { return }
             if s.files.count >= Self.capacity { s.files.removeAll(keepingCapacity: true) }
             s.files[Key(table: table, key: "")] = files
         }

@@ -25,12 +25,9 @@ struct ResourceLookup {
         case given(String?)
     }
 
-    /// `rootFallbackOnly`: the caller already searched the resource directory and found
-    /// nothing (DirectLookup), so only the version-0 root fallback is left to do.
-    func single(name: String?, type: String?, subdirectory: String?, localization: Localization,
-                rootFallbackOnly: Bool = false) throws -> ResourceHit? {
+    func single(name: String?, type: String?, subdirectory: String?, localization: Localization) throws -> ResourceHit? {
         guard let request = LookupRequest(name: name, type: type, subdirectory: subdirectory) else { return nil }
-        return try withFallback(request, skippingFirst: rootFallbackOnly) { resourceDir, sub in
+        return try withFallback(request) { resourceDir, sub in
             try findSingle(request.key, resourceDir: resourceDir, sub: sub, localization: localization)
                 .map { hit(resourceDir: resourceDir, $0, verbatim: isNameKey(request.key)) }
                 .map { [$0] } ?? []
@@ -55,11 +52,11 @@ struct ResourceLookup {
     /// An empty result in a version-0 bundle is looked up again relative to the bundle root
     /// (`Resources` and `Resources/x` subdirectories are mapped instead; docs/search-pattern.md,
     /// "Version-0 root fallback").
-    private func withFallback(_ request: LookupRequest, skippingFirst: Bool = false,
+    private func withFallback(_ request: LookupRequest,
                               _ body: (String, String?) throws -> [ResourceHit]) throws -> [ResourceHit] {
         let layout = search.bundle.layout
         let resourceDir = layout.resourceDirectory
-        let first = skippingFirst ? [] : try body(resourceDir, request.subdirectory)
+        let first = try body(resourceDir, request.subdirectory)
         guard first.isEmpty, search.plan.hasRootFallback else { return first }
         let sub = request.subdirectory
         let own = layout == .resources ? "Resources" : "Contents/Resources"

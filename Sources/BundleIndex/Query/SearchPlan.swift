@@ -26,6 +26,14 @@ final class SearchPlan: Sendable {
     /// A miss in a version-0 bundle (or /Library/Spotlight) is looked up again from the
     /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
+    /// Where `DirectLookup` searches: the resource directory, and the bundle root when the
+    /// bundle has the version-0 fallback.
+    let resourceBase: SearchBase
+    let rootBase: SearchBase?
+    /// Answers of `path(forResource:…)` already given, for repeat asks.
+    let answers = AnswerCache()
+    /// The localized Info dictionary, once read.
+    let localizedInfo = TransactionMemo<[String: PropertyListValue]?>()
     /// The localized strings answered since the index last changed (`LocalizedStringMemo`).
     let strings = LocalizedStringMemo()
 
@@ -46,8 +54,25 @@ final class SearchPlan: Sendable {
         stepMayExist = steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true }
         longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
         lprojNames = lprojs
-        lprojNameHasDot = record.lprojs.contains { $0.contains(".") }
+        lprojNameHasDot = record.lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
+        resourceBase = SearchBase(directories: plainDirectories, mayExist: stepMayExist, lprojNames: lprojs)
+        // The record lists the resource directory's lproj folders, not the root's: every root
+        // step is read.
+        rootBase = hasRootFallback
+            ? SearchBase(directories: steps.map { DirectoryRef($0.lproj.map { $0 + ".lproj" } ?? "") },
+                         mayExist: steps.map { _ in true }, lprojNames: nil)
+            : nil
     }
+}
+
+/// The directories a search's steps read, from one starting folder.
+struct SearchBase: Sendable {
+    /// Per step: the directory (relative to the bundle root) and its key.
+    let directories: [DirectoryRef]
+    /// Per step: whether its directory can exist (steps that cannot are not read).
+    let mayExist: [Bool]
+    /// The starting folder's lproj names, when known.
+    let lprojNames: Set<String>?
 }

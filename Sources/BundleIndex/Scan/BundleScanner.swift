@@ -28,6 +28,12 @@ struct BundleScanner {
     private var byRealPath: [String: DirectoryListing] = [:]
 
     static let maxDirectoriesPerBundle = 500_000
+    /// How many directories of one bundle may be reached again through symbolic links (a real
+    /// directory indexed under a second path and more). A framework's `Resources` link repeats
+    /// its resource tree once; links that fan out (`d0/l0…l9 → ../d1`, and so on for 7 levels)
+    /// would repeat a 76 KB bundle a million times. Past this bound, directories already indexed
+    /// under another path are left out, with one warning (docs/scanning.md, "Symbolic links").
+    static let maxRepeatedDirectories = 10_000
 
     init(bundlePath: String) { self.bundlePath = bundlePath }
 
@@ -55,7 +61,7 @@ struct BundleScanner {
         let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
                              directories: directories, stringsFiles: strings, tables: tables, warnings: warnings,
-                             fileStamps: fileStamps)
+                             fileStamps: fileStamps, unreadable: unreadable.sorted(by: byteOrder))
     }
 
     // MARK: - directories
@@ -83,12 +89,26 @@ struct BundleScanner {
         // guard). A plain subdirectory's real path is its parent's plus its name, so only the
         // start and symbolic links cost a `realpath` (one per directory used to dominate scans).
         var stack: [(String, String, [String])] = [(start, startReal, [])]
-        while let (relative, real, chain) = stack.popLast() {
+        // Directories behind links wait until the plain tree is done, so every real directory is
+        // first indexed under its own path and the repetition bound only ever cuts link copies.
+        var behindLinks: [(String, String, [String])] = []
+        var seenReal: Set<String> = []
+        var repeated = 0
+        while let (relative, real, chain) = stack.popLast() ?? behindLinks.popLast() {
             let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
+            if !seenReal.insert(real).inserted {
+                repeated += 1
+                if repeated == Self.maxRepeatedDirectories + 1 {
+                    warnings.append("\(bundlePath): symbolic links reach more than \(Self.maxRepeatedDirectories) directories "
+                                    + "a second time; the rest of them is not indexed")
+                }
+                if repeated > Self.maxRepeatedDirectories { continue }
+            }
             let listing: DirectoryListing
             do {
                 listing = try list(relative, real: real)
             } catch {
+                if (error as? DirectoryReadError)?.isGone == true { continue }
                 unreadable.insert(absolute)
                 warnings.append("unreadable directory skipped: \(error)")
                 continue
@@ -104,15 +124,15 @@ struct BundleScanner {
             let nextChain = chain + [real]
             for entry in entries.reversed() where entry.isTraversable {
                 let child = PathText.join(relative, entry.name)
-                var childReal = (real == "/" ? "" : real) + "/" + entry.name
                 if entry.flags.contains(.symlinkToDirectory) {
                     guard let target = FileSystem.realPath(bundlePath + "/" + child) else { continue }
                     let inside = target == bundleReal || target.hasPrefix(bundleReal + "/")
                     let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }
                     if !inside || loops { continue }
-                    childReal = target
+                    behindLinks.append((child, target, nextChain))
+                    continue
                 }
-                stack.append((child, childReal, nextChain))
+                stack.append((child, (real == "/" ? "" : real) + "/" + entry.name, nextChain))
             }
         }
         out.sort { byteOrder($0.path, $1.path) }

@@ -5,6 +5,9 @@ struct DirectoryReadError: Error, CustomStringConvertible {
     let path: String
     let errno: Int32
     var description: String { "\(path): \(String(cString: strerror(errno)))" }
+    /// The directory went away (or became a file) while the scan ran: it is not unreadable,
+    /// it is not there.
+    var isGone: Bool { errno == ENOENT || errno == ENOTDIR }
 }
 
 /// A directory's entries and its modification time, read through one open directory.

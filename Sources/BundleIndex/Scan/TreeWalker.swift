@@ -17,6 +17,9 @@ struct TreeWalker {
         var resources = 0
         var warnings: [String] = []
         var unreadableDirectories = 0
+        /// Directories that could not be listed, absolute: what the index held below them is
+        /// not known to be gone (a build keeps it).
+        var unreadablePaths: [String] = []
         var skippedNames = 0
         var directoriesVisited = 0
         /// Every bundle recognised, scanned or not.
@@ -49,7 +52,9 @@ struct TreeWalker {
                 do {
                     listing = try DirectoryReader.listing(dir, skippedNames: &report.skippedNames)
                 } catch {
+                    if (error as? DirectoryReadError)?.isGone == true { continue }
                     report.unreadableDirectories += 1
+                    report.unreadablePaths.append(dir)
                     report.warnings.append("unreadable directory skipped: \(error)")
                     continue
                 }
@@ -72,9 +77,11 @@ struct TreeWalker {
                     report.resources += bundle.resourceCount
                     progress?(report.bundles, report.resources)
                 } catch let error as DirectoryReadError {
+                    report.unreadablePaths.append(dir)
                     report.warnings.append("bundle skipped: \(error)")
                 }
                 report.unreadableDirectories += scanner.unreadableDirectories
+                report.unreadablePaths += scanner.unreadable
                 reported.formUnion(scanner.unreadable)
                 report.skippedNames += scanner.skippedNames
                 swap(&scanner.listingCache, &cache)

@@ -41,6 +41,14 @@ struct IndexSnapshot {
         }
     }
 
+    /// `bundle(path:)` decoded for queries: only the Info.plist files `wanted` names.
+    func bundle(path: String, forQueriesReading wanted: (String) -> Bool) throws -> BundleRecord? {
+        var key = path
+        return try key.withUTF8 { k in
+            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0, forQueriesReading: wanted) }
+        }
+    }
+
     /// Bundle paths whose Info.plist declares `identifier`, in byte order.
     func bundlePaths(identifier: String) throws -> [String] {
         var out: [String] = []
@@ -63,12 +71,21 @@ struct IndexSnapshot {
 
     /// Every bundle record whose path is `root` or below it (all of them for "/").
     func bundles(under root: String) throws -> [BundleRecord] {
+        try bundles(under: root, infoPlistsWanted: nil)
+    }
+
+    /// `bundles(under:)` decoded for queries: only the Info.plist files `wanted` names.
+    func bundles(under root: String, forQueriesReading wanted: (String) -> Bool) throws -> [BundleRecord] {
+        try withoutActuallyEscaping(wanted) { try bundles(under: root, infoPlistsWanted: $0) }
+    }
+
+    private func bundles(under root: String, infoPlistsWanted wanted: ((String) -> Bool)?) throws -> [BundleRecord] {
         var out: [BundleRecord] = []
         let prefix = root == "/" ? [] : Array(root.utf8)
         try txn.scan(store.bundles, prefix: prefix) { key, value in
             let path = String(decoding: key, as: UTF8.self)
             if root == "/" || path == root || path.hasPrefix(root + "/") {
-                out.append(try BundleRecord.decode(value))
+                out.append(try wanted.map { try BundleRecord.decode(value, forQueriesReading: $0) } ?? BundleRecord.decode(value))
             }
             return true
         }

@@ -129,11 +129,23 @@ final class IndexStore: @unchecked Sendable {
     /// The process's environment for `path`, LMDB's errors in the index's terms.
     private static func environment(path: String, readOnly: Bool) throws -> LMDBEnvironment {
         try checkFiles(path, readOnly: readOnly)
+        if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
+        let mapSize = StorageSpace.mapSize(indexPath: path)
         do {
-            return try LMDBEnvironment.shared(path: path, readOnly: readOnly)
+            return try LMDBEnvironment.shared(path: path, readOnly: readOnly,
+                                              lockless: readOnly && !mayWriteLockFile(path), mapSize: mapSize)
+        } catch let e as LMDBError where e.systemErrno == ENOMEM {
+            throw StorageSpace.addressSpaceError(path: path, mapSize: mapSize) ?? translate(e, path: path)
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
+    }
+
+    /// Whether this process may write `lock.mdb` (or create it): a reader that may not reads
+    /// without it (`LMDBEnvironment.lockless`; docs/reliability.md, "A shared index").
+    private static func mayWriteLockFile(_ path: String) -> Bool {
+        if faccessat(AT_FDCWD, path + "/lock.mdb", W_OK, AT_EACCESS) == 0 { return true }
+        return errno == ENOENT && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
     }
 
     /// What LMDB would otherwise open blindly: it follows symbolic links (a `lock.mdb` linked
@@ -228,7 +240,11 @@ final class IndexStore: @unchecked Sendable {
         case .invalid: return .notAnIndex(path: path, reason: "data.mdb is not an LMDB database")
         case .versionMismatch: return .notAnIndex(path: path, reason: "data.mdb was written by an incompatible LMDB")
         case .corrupted, .panic: return .corrupt(path: path, reason: e.description)
-        default: return .storage(path: path, code: e.code, message: e.description)
+        case .mapFull, .mapResized:
+            return StorageSpace.mapOutgrownError(e, path: path)
+        default:
+            if e.systemErrno == EIO, let full = StorageSpace.diskFullError(path: path) { return full }
+            return .storage(path: path, code: e.code, message: e.message)
         }
     }
 

@@ -41,7 +41,7 @@ struct IndexWriter {
         let prefix = Array(root.utf8)
         try txn.scan(store.bundles, prefix: prefix) { key, _ in
             let path = String(decoding: key, as: UTF8.self)
-            if path == root || path.hasPrefix(root == "/" ? "/" : root + "/") { out.append(path) }
+            if PathText.isSameOrInside(path, root) { out.append(path) }
             return true
         }
         return out

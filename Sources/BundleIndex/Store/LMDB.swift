@@ -47,6 +47,12 @@ enum LMDBError: Error, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// The text of the error without its code (`BundleIndexError.storage` adds the code once).
+    var message: String {
+        if case .other(_, let message) = self { return message }
+        return description
+    }
+
     var description: String {
         switch self {
         case .mapFull: return "the index map is full (MDB_MAP_FULL)"
@@ -70,26 +76,36 @@ func check(_ code: Int32) throws {
 ///
 /// Opened with `MDB_NOTLS`, so read transactions are not tied to threads and many threads may
 /// read at once; writes are serialised by LMDB's (robust, process-shared) writer mutex.
+///
+/// A reader that may not write `lock.mdb` (another user of a shared index, a read-only file
+/// system) opens it `lockless` (`MDB_NOLOCK`): it takes no slot in the reader table, so nothing
+/// keeps a writer from reusing the pages of its snapshot, and each read checks afterwards that
+/// they cannot have been reused (`read`).
 final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
     let readOnly: Bool
+    let lockless: Bool
     /// Reset read transactions, renewed for the next read: `mdb_txn_renew` reuses the reader
     /// slot and the transaction object, where begin/abort would allocate and lock each time.
     private let idleReaders = Mutex<[LMDBTransaction]>([])
 
     /// 1 TiB of address space: the file only grows as pages are used, the map is virtual.
+    /// Under an address-space limit (`ulimit -v`) the map is smaller (`StorageSpace.mapSize`).
     static let defaultMapSize = 1 << 40
 
-    init(path: String, readOnly: Bool, maxDatabases: UInt32 = 8) throws {
+    init(path: String, readOnly: Bool, lockless: Bool = false, mapSize: Int = defaultMapSize,
+         maxDatabases: UInt32 = 8) throws {
         var env: OpaquePointer?
         try check(mdb_env_create(&env))
         guard let env else { throw LMDBError.panic }
         do {
             try check(mdb_env_set_maxdbs(env, maxDatabases))
-            try check(mdb_env_set_mapsize(env, Self.defaultMapSize))
+            try check(mdb_env_set_mapsize(env, mapSize))
             try check(mdb_env_set_maxreaders(env, 512))
+            try check(mdb_env_set_assert(env) { _, _ in MappedReadGuard.reportFailedAssertion() })
             var flags = UInt32(MDB_NOTLS | MDB_NORDAHEAD)
             if readOnly { flags |= UInt32(MDB_RDONLY) }
+            if lockless { flags |= UInt32(MDB_NOLOCK) }
             try check(mdb_env_open(env, path, flags, 0o644))
         } catch {
             mdb_env_close(env)
@@ -97,6 +113,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
         self.handle = env
         self.readOnly = readOnly
+        self.lockless = lockless
         MappedRanges.register(directory: path)
         // A writer clears the slots of readers that died without ending their transaction (a
         // query killed by SIGKILL): they pin old pages, so the file grows with every rebuild,
@@ -121,11 +138,12 @@ final class LMDBEnvironment: @unchecked Sendable {
         weak var environment: LMDBEnvironment?
     }
 
-    static func shared(path: String, readOnly: Bool) throws -> LMDBEnvironment {
+    static func shared(path: String, readOnly: Bool, lockless: Bool = false,
+                       mapSize: Int = defaultMapSize) throws -> LMDBEnvironment {
         let key = FileSystem.realPath(path) ?? path
         return try registry.withLock { table in
             if let env = table[key]?.environment, readOnly || !env.readOnly { return env }
-            let env = try LMDBEnvironment(path: path, readOnly: readOnly)
+            let env = try LMDBEnvironment(path: path, readOnly: readOnly, lockless: lockless, mapSize: mapSize)
             table[key] = WeakEnvironment(environment: env)
             return env
         }
@@ -194,8 +212,34 @@ final class LMDBEnvironment: @unchecked Sendable {
                 if pool.count < 64 { pool.append(txn) } else { txn.abort() }
             }
         }
-        return try body(txn)
+        guard lockless else { return try body(txn) }
+        return try readWithoutLock(txn, body)
     }
+
+    /// A lockless read is kept only when its snapshot's pages cannot have been reused while it
+    /// ran. LMDB's writer of transaction W reuses only pages freed by transactions up to W - 2
+    /// (`mdb_find_oldest` without readers answers W - 1, and a free record is taken when its id
+    /// is below that), and a page freed by transaction k was last live in snapshot k - 1; so the
+    /// pages of snapshot T are rewritten at the earliest by the commit of T + 3. A read that
+    /// ends while the newest commit is at most T + 1 saw only its own snapshot; otherwise (or
+    /// when the read failed in a way a torn read could explain) it is read again, newer.
+    private func readWithoutLock<T>(_ txn: LMDBTransaction, _ body: (LMDBTransaction) throws -> T) throws -> T {
+        for _ in 0..<Self.locklessAttempts {
+            do {
+                let result = try body(txn)
+                if newestTransactionID() <= txn.id + 1 { return result }
+            } catch where newestTransactionID() <= txn.id + 1 {
+                throw error
+            } catch {}
+            txn.reset()
+            try txn.renew()
+        }
+        throw LMDBError.other(code: EAGAIN, message: "the index changed during every one of \(Self.locklessAttempts) "
+                              + "reads made without its lock file")
+    }
+
+    /// How often a lockless read is tried before giving up (each retry follows two commits).
+    static let locklessAttempts = 100
 
     /// Runs `body` in a write transaction: committed when `body` returns, aborted when it throws.
     func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {

@@ -35,6 +35,16 @@ public enum MappedReadGuard {
         sigaction(SIGSEGV, &action, nil)
     }
 
+    /// LMDB checks the structure of the pages it reads with `assert`s that abort the process
+    /// (a zeroed branch page: "Assertion 'IS_LEAF(mp)' failed in mdb_cursor_next()"). Its
+    /// assert callback (`mdb_env_set_assert`) runs before the abort: with the guard installed it
+    /// reports the damaged index and exits like a fault in the map; without it, LMDB aborts.
+    static func reportFailedAssertion() {
+        guard MappedRanges.recording else { return }
+        if let m = MappedRanges.message { _ = write(2, m.baseAddress, m.count) }
+        _exit(MappedRanges.exitCode)
+    }
+
     /// The first byte of every index map this process opened (Tests/FaultProbe touches a page
     /// of one past the end of its file to raise a fault the guard must own).
     @_spi(Testing)

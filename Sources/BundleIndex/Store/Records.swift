@@ -34,7 +34,12 @@ struct BundleRecord: Sendable, Equatable {
         Set(infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }.filter { !$0.isEmpty })
     }
 
+    /// Decoded by `decode(forQueriesReading:)`: some Info.plist files and the stamps are left
+    /// out, so it must never be written back.
+    private(set) var isPartial = false
+
     func encode() -> [UInt8] {
+        precondition(!isPartial, "a bundle record decoded for queries is never written back")
         var w = ByteWriter(capacity: 256)
         w.u8(RecordTag.bundle.rawValue)
         w.u64(id)
@@ -63,6 +68,18 @@ struct BundleRecord: Sendable, Equatable {
     }
 
     static func decode(_ buffer: UnsafeRawBufferPointer) throws -> BundleRecord {
+        try decode(buffer, infoPlistsWanted: nil)
+    }
+
+    /// What a query needs of the record: only the Info.plist files `wanted` names are decoded
+    /// (the others are skipped, not built), and no stamps. Opening a bundle costs mostly this
+    /// decoding; GNUstep bundles carry an Info-gnustep.plist the foundation-linux profile never
+    /// reads (docs/performance.md, "Query shapes on real trees").
+    static func decode(_ buffer: UnsafeRawBufferPointer, forQueriesReading wanted: (String) -> Bool) throws -> BundleRecord {
+        try withoutActuallyEscaping(wanted) { try decode(buffer, infoPlistsWanted: $0) }
+    }
+
+    private static func decode(_ buffer: UnsafeRawBufferPointer, infoPlistsWanted wanted: ((String) -> Bool)?) throws -> BundleRecord {
         var r = ByteReader(buffer)
         guard try r.u8() == RecordTag.bundle.rawValue else { throw IndexFormatError(what: "bundle record tag") }
         let id = try r.u64()
@@ -71,6 +88,10 @@ struct BundleRecord: Sendable, Equatable {
         var plists: [InfoPlistFile] = []
         for _ in 0..<(try r.count()) {
             let name = try r.string()
+            if let wanted, !wanted(name) {
+                if try r.u8() == 1 { try PropertyListValue.skip(from: &r) }
+                continue
+            }
             var dict: [String: PropertyListValue]?
             if try r.u8() == 1 {
                 guard case .dictionary(let d) = try PropertyListValue.decode(from: &r) else {
@@ -82,11 +103,15 @@ struct BundleRecord: Sendable, Equatable {
         }
         let lprojs = try r.strings(), warnings = try r.strings(), root = try r.string(), scannedAt = try r.u64()
         var stamps: [FileStamp] = []
-        for _ in 0..<(try r.count()) {
-            stamps.append(FileStamp(path: try r.string(), modificationTime: try r.u64()))
+        if wanted == nil {
+            for _ in 0..<(try r.count()) {
+                stamps.append(FileStamp(path: try r.string(), modificationTime: try r.u64()))
+            }
         }
-        return BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: lprojs,
-                            warnings: warnings, root: root, scannedAt: scannedAt, stamps: stamps)
+        var record = BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: lprojs,
+                                  warnings: warnings, root: root, scannedAt: scannedAt, stamps: stamps)
+        record.isPartial = wanted != nil
+        return record
     }
 }
 

@@ -22,14 +22,41 @@ enum PathText {
     }
 
     /// An absolute, lexically normalised form of a path given on the command line or to the API.
-    static func absolute(_ path: String, currentDirectory: String) -> String {
-        let joined = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+    /// `currentDirectory` is asked for only when `path` is relative.
+    static func absolute(_ path: String, currentDirectory: @autoclosure () -> String) -> String {
+        if isNormalAbsolute(path) { return path }
+        let joined = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
         return "/" + (normalise(joined) ?? "")
+    }
+
+    /// Whether `absolute` would return `path` unchanged: it starts with `/` and has no empty,
+    /// `.` or `..` component and no trailing `/` (or it is `/`). Bundles are usually opened by
+    /// such paths; this spares them the split and join.
+    static func isNormalAbsolute(_ path: String) -> Bool {
+        var path = path
+        return path.withUTF8 { bytes in
+            let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+            guard bytes.first == slash else { return false }
+            if bytes.count == 1 { return true }
+            var start = 1
+            for end in 1...bytes.count where end == bytes.count || bytes[end] == slash {
+                let length = end - start
+                if length == 0 { return false }
+                if length <= 2 && bytes[start] == dot && bytes[end - 1] == dot { return false }
+                start = end + 1
+            }
+            return true
+        }
     }
 
     static func lastComponent(_ path: String) -> String {
         guard let i = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: i)...])
+    }
+
+    /// Whether absolute `path` is `folder` or lies below it (component-wise: `/a/bc` is not in `/a/b`).
+    static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
+        path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
     }
 }
 

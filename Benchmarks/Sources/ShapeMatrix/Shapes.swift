@@ -1,0 +1,177 @@
+import BundleIndex
+import Foundation
+
+/// One lookup of the matrix, as `prepare` writes it and `measure` reads it (one JSON object per
+/// line). `cell` names the matrix cell the lookup belongs to.
+struct ShapeCase: Codable {
+    enum Operation: String, Codable {
+        /// `path(forResource:ofType:inDirectory:)`, with `forLocalization:` when `localized`.
+        case path
+        /// `paths(forResourcesOfType:inDirectory:)`, with `forLocalization:` when `localized`.
+        case paths
+        /// `object(forInfoDictionaryKey: name)`.
+        case info
+        case localizations
+        case preferredLocalizations
+    }
+
+    var cell: String
+    var bundle: String
+    var operation: Operation
+    var name: String?
+    var type: String?
+    var directory: String?
+    /// True: the lookup passes `forLocalization: localization` (which may be nil).
+    var localized: Bool
+    var localization: String?
+}
+
+/// The three ways a caller names a resource.
+enum NameShape: String, CaseIterable {
+    /// `("logo", "png")`.
+    case nameAndType = "name+type"
+    /// `("logo.png", nil)`.
+    case extensionInName = "name.ext"
+    /// `("README", nil)`: a file without an extension.
+    case nameOnly = "name"
+}
+
+/// Derives the matrix's lookups from what is on disk in each bundle and sorts them into cells by
+/// Foundation's answer: where the answer lies (global folder, a language folder, a variant of the
+/// asked-for name, nowhere) is the cell, so every cell holds lookups Foundation really answers
+/// that way.
+struct ShapePlanner {
+    let perCell: Int
+    var generator: SplitMix
+
+    init(perCell: Int, seed: UInt64) {
+        self.perCell = perCell
+        self.generator = SplitMix(seed: seed)
+    }
+
+    /// Candidate lookups of one bundle (not yet classified): every resource file and directory
+    /// resource below its resource folder, in each name shape that can name it, asked through
+    /// the search list and through `forLocalization:`, and a miss next to each.
+    func candidates(bundle: Bundle, bundlePath: String) -> [ShapeCase] {
+        guard let root = bundle.resourcePath else { return [] }
+        let localizations = bundle.localizations.sorted()
+        var out: [ShapeCase] = []
+        for relative in resourceEntries(root: root) {
+            var components = relative.split(separator: "/").map(String.init)
+            var localization: String? = nil
+            if let first = components.first, first.hasSuffix(".lproj") {
+                localization = String(first.dropLast(6))
+                components.removeFirst()
+            }
+            guard let file = components.popLast(), !file.hasPrefix(".") else { continue }
+            let directory = components.isEmpty ? nil : components.joined(separator: "/")
+            let dot = file.lastIndex(of: ".")
+            let stem = dot.map { String(file[..<$0]) } ?? file
+            let ext = dot.map { String(file[file.index(after: $0)...]) }
+            var named: [(NameShape, String, String?)] = []
+            if let ext, !stem.isEmpty {
+                named.append((.nameAndType, stem, ext))
+                named.append((.extensionInName, file, nil))
+            } else if ext == nil {
+                named.append((.nameOnly, file, nil))
+            }
+            // The language a forLocalization: lookup names: the file's own, else one the bundle has.
+            let asked = localization ?? localizations.first ?? "en"
+            for (shape, name, type) in named {
+                for localized in [false, true] {
+                    for missing in [false, true] {
+                        let askedName = missing ? name + "_zz" : name
+                        out.append(ShapeCase(cell: shape.rawValue, bundle: bundlePath, operation: .path, name: askedName,
+                                             type: type, directory: directory, localized: localized,
+                                             localization: localized ? asked : nil))
+                    }
+                }
+            }
+            if let ext {
+                for localized in [false, true] {
+                    out.append(ShapeCase(cell: "paths", bundle: bundlePath, operation: .paths, name: nil, type: ext,
+                                         directory: directory, localized: localized,
+                                         localization: localized ? asked : nil))
+                }
+            }
+        }
+        for key in (bundle.infoDictionary ?? [:]).keys.sorted().prefix(3) {
+            out.append(ShapeCase(cell: "object(forInfoDictionaryKey:)", bundle: bundlePath, operation: .info, name: key,
+                                 type: nil, directory: nil, localized: false, localization: nil))
+        }
+        out.append(ShapeCase(cell: "localizations", bundle: bundlePath, operation: .localizations, name: nil, type: nil,
+                             directory: nil, localized: false, localization: nil))
+        out.append(ShapeCase(cell: "preferredLocalizations", bundle: bundlePath, operation: .preferredLocalizations,
+                             name: nil, type: nil, directory: nil, localized: false, localization: nil))
+        return out
+    }
+
+    /// The cell of a path lookup from Foundation's answer to it.
+    static func cell(of lookup: ShapeCase, answer: String?) -> String {
+        let subdirectory = lookup.directory == nil ? "top" : "subdir"
+        let route = lookup.localized ? "forLocalization" : "search list"
+        let place: String
+        if let answer {
+            let asked = lookup.type.map { (lookup.name ?? "") + "." + $0 } ?? (lookup.name ?? "")
+            if answer.split(separator: "/").contains(where: { $0.hasSuffix(".lproj") }) {
+                place = "lproj hit"
+            } else if (answer as NSString).lastPathComponent != asked {
+                place = "variant hit"
+            } else {
+                place = "global hit"
+            }
+        } else {
+            place = "miss"
+        }
+        return "path \(lookup.cell) · \(subdirectory) · \(route) · \(place)"
+    }
+
+    /// Up to `perCell` lookups of each cell, drawn evenly at random (seeded) from `all`.
+    mutating func sample(_ all: [ShapeCase]) -> [ShapeCase] {
+        var byCell: [String: [ShapeCase]] = [:]
+        for lookup in all { byCell[lookup.cell, default: []].append(lookup) }
+        var out: [ShapeCase] = []
+        for cell in byCell.keys.sorted() {
+            var cases = byCell[cell]!
+            cases.shuffle(using: &generator)
+            out += cases.prefix(perCell)
+        }
+        return out
+    }
+
+    /// Paths below `root` relative to it, depth-first in name order, at most four levels deep;
+    /// directories count as entries too (interface files like `Main.gorm` are folders).
+    private func resourceEntries(root: String) -> [String] {
+        var out: [String] = []
+        func walk(_ relative: String, depth: Int) {
+            let path = relative.isEmpty ? root : root + "/" + relative
+            guard depth < 4, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+            for name in names.sorted() {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: root + "/" + child, isDirectory: &isDirectory) else { continue }
+                if isDirectory.boolValue {
+                    if !name.hasSuffix(".lproj") || !relative.isEmpty { out.append(child) }
+                    walk(child, depth: depth + 1)
+                } else {
+                    out.append(child)
+                }
+            }
+        }
+        walk("", depth: 0)
+        return out
+    }
+}
+
+/// A small seeded generator, so every machine samples the same lookups.
+struct SplitMix: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,93 @@
+import Synchronization
+
+/// The answers of single path lookups already made on one bundle (under one context), valid for
+/// one LMDB transaction: every commit — a `build`, a watcher's batch, anything written to the
+/// index — moves the newest transaction id, and the next lookup after it reads the index again
+/// (docs/performance.md, "Query shapes on real trees"). Asking costs one look at the newest
+/// meta page (`mdb_env_info`, no transaction) and one hash of the query.
+final class AnswerCache: Sendable {
+    /// A lookup's arguments as given; `localization` is `.none` for the calls without
+    /// `forLocalization:`, `.some(nil)` for `forLocalization: nil`.
+    struct Query: Hashable, Sendable {
+        let name: String?
+        let type: String?
+        let subdirectory: String?
+        let localization: String??
+
+        // Byte for byte, as CF compares names (docs/search-pattern.md, L-byte-names): Swift's
+        // String equality would take "café" with a composed and a combining accent for one
+        // name and answer the second from the first's entry.
+        static func == (a: Query, b: Query) -> Bool {
+            same(a.name, b.name) && same(a.type, b.type) && same(a.subdirectory, b.subdirectory)
+                && (a.localization == nil) == (b.localization == nil) && same(a.localization ?? nil, b.localization ?? nil)
+        }
+
+        func hash(into h: inout Hasher) {
+            func combine(_ part: String?) {
+                h.combine(part == nil)
+                if let part { for byte in part.utf8 { h.combine(byte) } }
+                h.combine(0xFF as UInt8)   // no UTF-8 byte: the boundary between parts
+            }
+            combine(name)
+            combine(type)
+            combine(subdirectory)
+            combine(localization ?? nil)
+            h.combine(localization == nil)
+        }
+
+        private static func same(_ a: String?, _ b: String?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): return true
+            case (let x?, let y?): return x.utf8.elementsEqual(y.utf8)
+            default: return false
+            }
+        }
+    }
+
+    /// At most this many answers per bundle; when full, the cache starts again empty.
+    static let capacity = 4096
+
+    private let state = Mutex<(transaction: UInt64, answers: [Query: String?])>((0, [:]))
+
+    /// The answer stored for `query` in transaction `newest`; nil when there is none (`.some(nil)`
+    /// is a stored miss).
+    func answer(for query: Query, newest: UInt64) -> String?? {
+        state.withLock { state in state.transaction == newest ? state.answers[query] : nil }
+    }
+
+    /// Keeps `answer`, read in transaction `transaction`; answers of older transactions are
+    /// dropped, an answer older than the kept ones is not kept.
+    func store(_ answer: String?, for query: Query, transaction: UInt64) {
+        state.withLock { state in
+            if transaction != state.transaction {
+                guard transaction > state.transaction else { return }
+                state.transaction = transaction
+                state.answers.removeAll(keepingCapacity: true)
+            }
+            if state.answers.count >= Self.capacity { state.answers.removeAll(keepingCapacity: true) }
+            state.answers[query] = .some(answer)
+        }
+    }
+}
+
+/// One value read from the index, kept for the LMDB transaction it was read in (as
+/// `AnswerCache` keeps answers).
+final class TransactionMemo<Value: Sendable>: Sendable {
+    private let state = Mutex<(transaction: UInt64, value: Value)?>(nil)
+
+    /// The value kept for transaction `newest`, if any.
+    func value(newest: UInt64) -> Value? {
+        state.withLock { state -> Value? in
+            guard let kept = state, kept.transaction == newest else { return nil }
+            return .some(kept.value)
+        }
+    }
+
+    /// Keeps `value`, read in `transaction`, unless a newer one is kept.
+    func store(_ value: Value, transaction: UInt64) {
+        state.withLock { state in
+            if let kept = state, kept.transaction > transaction { return }
+            state = (transaction, value)
+        }
+    }
+}

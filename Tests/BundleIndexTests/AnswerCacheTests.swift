@@ -1,0 +1,100 @@
+// Repeat asks answered from memory (AnswerCache) must never outlive the index state they were
+// read in: the next lookup after any commit reads the index again.
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Answer cache (repeat asks)")
+struct AnswerCacheTests {
+    @Test("a repeated path lookup is answered from memory, and the first lookup after a rebuild reads the new index")
+    func followsRebuilds() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
+            "A.app/gone.txt": "", "A.app/en.lproj/l.txt": "",
+        ])
+        let bundle = try fixture.bundle("A.app")
+        let root = fixture.root + "/A.app"
+        for _ in 0..<2 {
+            #expect(try bundle.path(forResource: "gone", ofType: "txt") == root + "/gone.txt")
+            #expect(try bundle.path(forResource: "new", ofType: "txt") == nil)
+            #expect(try bundle.path(forResource: "l", ofType: "txt", inDirectory: nil, forLocalization: "en")
+                    == root + "/en.lproj/l.txt")
+        }
+        // The answers were kept, a miss too, for the newest transaction.
+        let newest = bundle.reader.store.environment.newestTransactionID()
+        #expect(bundle.plan.answers.answer(for: .init(name: "gone", type: "txt", subdirectory: nil, localization: .none),
+                                           newest: newest) == .some(root + "/gone.txt"))
+        #expect(bundle.plan.answers.answer(for: .init(name: "new", type: "txt", subdirectory: nil, localization: .none),
+                                           newest: newest) == .some(nil))
+        // forLocalization: is part of the question: the same name without it is not answered.
+        #expect(bundle.plan.answers.answer(for: .init(name: "l", type: "txt", subdirectory: nil, localization: .some(nil)),
+                                           newest: newest) == nil)
+
+        try FileManager.default.removeItem(atPath: root + "/gone.txt")
+        try FileManager.default.removeItem(atPath: root + "/en.lproj/l.txt")
+        try fixture.add(["A.app/new.txt": ""])
+        try fixture.build()
+        // The same IndexedBundle, not reopened.
+        #expect(bundle.reader.store.environment.newestTransactionID() > newest)
+        #expect(try bundle.path(forResource: "gone", ofType: "txt") == nil)
+        #expect(try bundle.path(forResource: "new", ofType: "txt") == root + "/new.txt")
+        #expect(try bundle.path(forResource: "l", ofType: "txt", inDirectory: nil, forLocalization: "en") == nil)
+    }
+
+    @Test("names that differ only in Unicode normalisation are two queries, as for CF (L-byte-names)")
+    func byteNames() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
+            "A.app/caf\u{E9}.txt": "",
+        ])
+        // Added on its own: a Swift dictionary takes both spellings for one key.
+        try fixture.add(["A.app/cafe\u{301}.txt": ""])
+        let bundle = try fixture.bundle("A.app")
+        let root = fixture.root + "/A.app/"
+        for _ in 0..<2 {   // the first ask of each reads the index, the second is remembered
+            #expect(try bundle.path(forResource: "caf\u{E9}", ofType: "txt").map { Array($0.utf8) } == Array((root + "caf\u{E9}.txt").utf8))
+            #expect(try bundle.path(forResource: "cafe\u{301}", ofType: "txt").map { Array($0.utf8) } == Array((root + "cafe\u{301}.txt").utf8))
+        }
+        #expect(AnswerCache.Query(name: "caf\u{E9}", type: nil, subdirectory: nil, localization: .none)
+                != AnswerCache.Query(name: "cafe\u{301}", type: nil, subdirectory: nil, localization: .none))
+        #expect(AnswerCache.Query(name: "a", type: nil, subdirectory: nil, localization: .none)
+                != AnswerCache.Query(name: "a", type: nil, subdirectory: nil, localization: .some(nil)))
+    }
+
+    @Test("the cache holds a bounded number of answers")
+    func bounded() {
+        let cache = AnswerCache()
+        for i in 0..<(AnswerCache.capacity + 10) {
+            cache.store("/p/\(i)", for: .init(name: "n\(i)", type: nil, subdirectory: nil, localization: .none), transaction: 7)
+        }
+        let query = { (i: Int) in AnswerCache.Query(name: "n\(i)", type: nil, subdirectory: nil, localization: .none) }
+        #expect(cache.answer(for: query(AnswerCache.capacity + 9), newest: 7) == .some("/p/\(AnswerCache.capacity + 9)"))
+        #expect(cache.answer(for: query(0), newest: 7) == nil, "started again empty when full")
+        // Another transaction sees nothing; an older answer does not replace newer ones.
+        #expect(cache.answer(for: query(AnswerCache.capacity + 9), newest: 8) == nil)
+        cache.store("/old", for: query(1), transaction: 6)
+        #expect(cache.answer(for: query(1), newest: 6) == nil)
+        #expect(cache.answer(for: query(AnswerCache.capacity + 9), newest: 7) != nil)
+    }
+
+    @Test("the localized Info dictionary is kept until the next commit, its absence too")
+    func localizedInfoFollowsRebuilds() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en",
+                                           "CFBundleName": "Plain"]),
+        ])
+        let bundle = try fixture.bundle("A.app")
+        #expect(try bundle.object(forInfoDictionaryKey: "CFBundleName") == .string("Plain"))
+        let newest = bundle.reader.store.environment.newestTransactionID()
+        #expect(bundle.plan.localizedInfo.value(newest: newest) == .some(nil), "no InfoPlist.strings, remembered")
+        try fixture.add(["A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"Localized\";"])
+        try fixture.build()
+        #expect(try bundle.object(forInfoDictionaryKey: "CFBundleName") == .string("Localized"))
+        #expect(try bundle.localizedInfoDictionary() == ["CFBundleName": .string("Localized")])
+        let memo = TransactionMemo<Int?>()
+        memo.store(nil, transaction: 3)
+        #expect(memo.value(newest: 3) == .some(nil) && memo.value(newest: 4) == nil)
+        memo.store(5, transaction: 2)
+        #expect(memo.value(newest: 3) == .some(nil), "an older value does not replace a newer one")
+    }
+}

@@ -1,0 +1,40 @@
+// PathText.absolute skips its split-and-join for paths that are already absolute and normal;
+// the shortcut must give exactly what the full normalisation gives.
+import Testing
+@testable import BundleIndex
+
+@Suite("Path text")
+struct PathTextTests {
+    @Test("absolute: the already-normal shortcut agrees with the full normalisation on every small path")
+    func shortcutAgrees() {
+        let parts = ["", ".", "..", "...", "a", ".a", "a.", "..b", "b..", "c d", "é"]
+        let cwd = "/work/cur"
+        var checked = 0, shortcuts = 0
+        // Every path of up to three components, with and without a leading and trailing slash.
+        for a in parts { for b in [nil] + parts { for c in [nil] + parts {
+            let body = [a, b, c].compactMap { $0 }.joined(separator: "/")
+            for path in [body, "/" + body, body + "/", "/" + body + "/"] {
+                let joined = path.hasPrefix("/") ? path : cwd + "/" + path
+                let full = "/" + (PathText.normalise(joined) ?? "")
+                #expect(PathText.absolute(path, currentDirectory: cwd) == full, "\(path)")
+                if PathText.isNormalAbsolute(path) {
+                    #expect(path == full, "\(path) is called normal")
+                    shortcuts += 1
+                }
+                checked += 1
+            }
+        } } }
+        #expect(checked == 11 * 12 * 12 * 4 && shortcuts > 300, "\(checked) \(shortcuts)")
+        #expect(PathText.isNormalAbsolute("/") && !PathText.isNormalAbsolute("") && !PathText.isNormalAbsolute("a/b"))
+    }
+
+    @Test("absolute asks for the current directory only for a relative path")
+    func currentDirectoryOnlyWhenRelative() {
+        var asked = 0
+        func cwd() -> String { asked += 1; return "/w" }
+        #expect(PathText.absolute("/x/../y", currentDirectory: cwd()) == "/y")
+        #expect(asked == 0)
+        #expect(PathText.absolute("x", currentDirectory: cwd()) == "/w/x")
+        #expect(asked == 1)
+    }
+}

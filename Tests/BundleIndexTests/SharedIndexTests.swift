@@ -1,0 +1,141 @@
+// A shared index read by users who may not write it (issue 12, docs/reliability.md "A shared
+// index"): the tests run the CLI as `nobody` through `setpriv`, which needs root to switch user.
+import Foundation
+import Synchronization
+import Testing
+@testable import BundleIndex
+
+@Suite("Reliability: a shared index", .enabled(if: runsAsRoot, "running a command as another user needs root"))
+struct SharedIndexTests {
+    /// `argv` run as user and group 65534 (nobody), without supplementary groups.
+    static func asNobody(_ argv: [String], input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "timeout", "-s", "KILL", "60"] + argv,
+                input: input)
+    }
+
+    static let tree: [String: String] = {
+        var files = ["Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"])]
+        for i in 0..<2_000 { files["Phone.app/resource-\(i).txt"] = "" }
+        return files
+    }()
+
+    @Test("a user without write access queries, lists and verifies; only build is refused")
+    func readerWithoutWriteAccess() throws {
+        let f = try BundleFixture(Self.tree)
+        try f.build()
+        let lockBefore = try Data(contentsOf: URL(fileURLWithPath: f.indexPath + "/lock.mdb"))
+        for args in [["query", "com.example.phone", "resource-7", "--type", "txt"], ["bundles"], ["stats"],
+                     ["info", "com.example.phone"], ["verify", f.root]] {
+            let r = try Self.asNobody([bundleidxBinary] + args + ["--index", f.indexPath])
+            #expect(r.status == 0, "\(args): \(r.status) \(r.stderr)")
+        }
+        let built = try Self.asNobody([bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(built.status == 3 && built.stderr.contains("Permission denied"), "\(built.status) \(built.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.indexPath + "/lock.mdb")) == lockBefore)
+    }
+
+    @Test("a reader without the lock file answers right while the owner rebuilds the index again and again")
+    func locklessReaderDuringRebuilds() throws {
+        let f = try BundleFixture(Self.tree)
+        try f.build()
+        final class Stop: Sendable { let flag = Atomic<Bool>(false) }
+        let stop = Stop()
+        let (root, index) = (f.root, f.indexPath)
+        let builder = Thread {
+            // Each build changes the bundle, so its pages are rewritten and the freed ones reused.
+            var round = 0
+            while !stop.flag.load(ordering: .relaxed) {
+                round += 1
+                FileManager.default.createFile(atPath: root + "/Phone.app/churn-\(round % 50).txt", contents: nil)
+                try? FileManager.default.removeItem(atPath: root + "/Phone.app/churn-\((round + 25) % 50).txt")
+                _ = try? IndexBuilder.build(roots: [root], indexPath: index)
+            }
+        }
+        builder.start()
+        defer { stop.flag.store(true, ordering: .relaxed) }
+        let names = (0..<20).map { $0 * 97 }
+        var lines = ""
+        for i in 0..<40_000 {
+            lines += #"{"bundle":"com.example.phone","op":"path","name":"resource-\#(names[i % 20])","type":"txt"}"# + "\n"
+        }
+        let r = try Self.asNobody([bundleidxBinary, "query", "--batch", "--index", f.indexPath], input: lines)
+        stop.flag.store(true, ordering: .relaxed)
+        #expect(r.status == 0, "\(r.status) \(r.stderr)")
+        let answers = r.stdout.split(separator: "\n")
+        #expect(answers.count == 40_000)
+        let wrong = answers.enumerated().filter { i, answer in
+            !answer.hasSuffix(#"/Phone.app/resource-\#(names[i % 20]).txt""#)
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) wrong answers, the first: \(wrong.first.map { String($0.1) } ?? "")")
+    }
+}
+
+@Suite("Reliability: lockless reads")
+struct LocklessReadTests {
+    @Test("a lockless read that two commits overtook is read again from a newer snapshot; one commit is harmless")
+    func overtakenReadIsRepeated() throws {
+        let f = try BundleFixture(SharedIndexTests.tree)
+        try f.build()
+        let env = try LMDBEnvironment(path: f.indexPath, readOnly: true, lockless: true)
+        func commits(_ count: Int) throws {
+            for i in 0..<count {
+                FileManager.default.createFile(atPath: f.root + "/Phone.app/new-\(UUID())-\(i).txt", contents: nil)
+                try f.build()
+            }
+        }
+        for (overtaking, expectedCalls) in [(1, 1), (2, 2), (5, 2)] {
+            var calls = 0
+            var snapshots: [UInt64] = []
+            try env.read { txn in
+                calls += 1
+                snapshots.append(txn.id)
+                if calls == 1 { try commits(overtaking) }
+            }
+            #expect(calls == expectedCalls, "\(overtaking) commits during the read: \(snapshots)")
+            // The kept read saw a snapshot whose pages no writer could have reused meanwhile.
+            #expect(env.newestTransactionID() <= (snapshots.last ?? 0) + 1, "\(snapshots)")
+        }
+    }
+}
+
+/// Root reads every folder whatever its mode, so these builds run as `nobody`, who owns the tree
+/// and the index: `chmod 000` then stops the build's reads as it would stop a user's.
+@Suite("Reliability: folders that become unreadable", .enabled(if: runsAsRoot, "running a command as another user needs root"))
+struct UnreadableFolderTests {
+    @Test("a bundle folder, a folder of bundles and a folder inside a bundle made unreadable keep their records, with a warning")
+    func unreadableFoldersKeepTheirRecords() throws {
+        let f = try BundleFixture([
+            "Apps/Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"]),
+            "Apps/Phone.app/icon.png": "",
+            "Notes.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.notes"]),
+            "Notes.app/fr.lproj/Localizable.strings": "",
+            "Notes.app/note.txt": "",
+            "Mail.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.mail"]),
+            "Mail.app/mail.png": "",
+            "Gone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.gone"]),
+        ])
+        #expect(try run(["chown", "-R", "65534:65534", f.root]).status == 0)
+        func build() throws -> (status: Int32, stdout: String, stderr: String) {
+            try SharedIndexTests.asNobody([bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        }
+        func query(_ args: [String]) throws -> Int32 {
+            try SharedIndexTests.asNobody([bundleidxBinary, "query"] + args + ["--index", f.indexPath]).status
+        }
+        #expect(try build().status == 0)
+        #expect(chmod(f.root + "/Apps", 0) == 0)
+        #expect(chmod(f.root + "/Notes.app/fr.lproj", 0) == 0)
+        #expect(chmod(f.root + "/Mail.app", 0) == 0)
+        try FileManager.default.removeItem(atPath: f.root + "/Gone.app")
+        defer { for dir in ["Apps", "Notes.app/fr.lproj", "Mail.app"] { chmod(f.root + "/" + dir, 0o755) } }
+        let rebuilt = try build()
+        #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+        #expect(rebuilt.stderr.contains("could not be read in full; the index keeps what it held"), "\(rebuilt.stderr)")
+        #expect(try query(["com.example.phone", "icon", "--type", "png"]) == 0)
+        #expect(try query(["com.example.mail", "mail", "--type", "png"]) == 0)
+        #expect(try query(["com.example.notes", "Localizable", "--type", "strings", "--lang", "fr"]) == 0)
+        #expect(try query(["com.example.notes", "note", "--type", "txt"]) == 0)
+        // A bundle that is gone is still removed.
+        let listed = try SharedIndexTests.asNobody([bundleidxBinary, "bundles", "--index", f.indexPath]).stdout
+        #expect(!listed.contains("Gone.app") && listed.contains("Phone.app") && listed.contains("Mail.app"), "\(listed)")
+    }
+}
