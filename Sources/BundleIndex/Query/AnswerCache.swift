@@ -24,9 +24,8 @@ final class AnswerCache: Sendable {
 
         func hash(into h: inout Hasher) {
             func combine(_ part: String?) {
-                h.combine(part == nil)
-                if let part { for byte in part.utf8 { h.combine(byte) } }
-                h.combine(0xFF as UInt8)   // no UTF-8 byte: the boundary between parts
+                h.combine(part?.utf8.count ?? -1)   // the length first: parts cannot run into each other
+                if let part { h.combineBytes(of: part) }
             }
             combine(name)
             combine(type)
@@ -38,7 +37,7 @@ final class AnswerCache: Sendable {
         private static func same(_ a: String?, _ b: String?) -> Bool {
             switch (a, b) {
             case (nil, nil): return true
-            case (let x?, let y?): return x.utf8.elementsEqual(y.utf8)
+            case (let x?, let y?): return sameBytes(x, y)
             default: return false
             }
         }

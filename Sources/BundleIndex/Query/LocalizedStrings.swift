@@ -107,13 +107,13 @@ final class LocalizedStringMemo: Sendable {
         // Byte for byte: Swift's String equality would take "é" in one and in two scalars
         // for the same key, which CF's tables keep apart.
         static func == (a: Key, b: Key) -> Bool {
-            a.table.utf8.elementsEqual(b.table.utf8) && a.key.utf8.elementsEqual(b.key.utf8)
+            sameBytes(a.table, b.table) && sameBytes(a.key, b.key)
         }
 
         func hash(into h: inout Hasher) {
-            for byte in table.utf8 { h.combine(byte) }
-            h.combine(0xFF as UInt8)   // no UTF-8 byte: the boundary between the two
-            for byte in key.utf8 { h.combine(byte) }
+            h.combine(table.utf8.count)   // the length first: the two cannot run into each other
+            h.combineBytes(of: table)
+            h.combineBytes(of: key)
         }
     }
 
