@@ -26,12 +26,14 @@ echo
 echo "# Then the language folders your languages select, Base.lproj after the first:"
 show localizations com.example.phone --lang en-GB
 show query com.example.phone Localizable --type strings --lang en-GB
+show string com.example.phone hello --lang en-GB
 show query com.example.phone Main --type strings --lang en-GB
 show query com.example.phone welcome --type txt --lang fr-CA
 echo
 echo "# Foundation on Linux searches only the development region (en) — the foundation-linux profile:"
 show query com.example.phone welcome --type txt --profile foundation-linux
 show query com.example.phone welcome --type txt --profile foundation-linux --localization fr
+show string com.example.phone hello --profile foundation-linux
 echo
 echo "# macOS layout, a nested plug-in, a versioned framework (root fallback finds its binary link):"
 show query com.example.notes MainMenu --type nib --lang de

@@ -26,6 +26,12 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         /// index may hold the bundle under its resolved path).
         let base: String
 
+        /// The resource folder, under `base`.
+        var resourcePath: String {
+            let folder = bundle.layout.resourceDirectory
+            return folder.isEmpty ? base : base + "/" + folder
+        }
+
         func path(_ hit: ResourceHit) -> String {
             hit.relativePath == "." ? base : base + "/" + hit.relativePath
         }
@@ -60,7 +66,7 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
     /// bundle search pattern, which is not what `Bundle` answers on Linux).
     public init?(path: String, index: String, context: SearchContext = .foundationLinux) {
         super.init(path: path)
-        let base = bundlePath
+        let base = super.bundlePath
         if let reader = try? IndexReader(path: index),
            let found = try? reader.bundle(atPath: base, context: context) {
             source = Source(bundle: found, base: base)
@@ -133,7 +139,13 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
 
     /// `Bundle.path(forResource:ofType:inDirectory:)` from the index.
     open override func path(forResource name: String?, ofType ext: String?, inDirectory subpath: String?) -> String? {
-        single(name, ext, subpath, .none, { $0.path($1) }) { super.path(forResource: name, ofType: ext, inDirectory: subpath) }
+        // The bundle opened by the path it is indexed under (no link on the way): the index
+        // spells the path itself, in one string.
+        if let source, source.base == source.bundle.bundlePath {
+            return answer({ s in try s.bundle.path(forResource: name, ofType: ext, inDirectory: subpath) },
+                          else: { super.path(forResource: name, ofType: ext, inDirectory: subpath) })
+        }
+        return single(name, ext, subpath, .none, { $0.path($1) }) { super.path(forResource: name, ofType: ext, inDirectory: subpath) }
     }
 
     /// `Bundle.path(forResource:ofType:inDirectory:forLocalization:)` from the index.
@@ -168,6 +180,30 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
                              forLocalization localizationName: String?) -> [String] {
         listing(ext, subpath, .some(localizationName), { $0.path($1) })
             ?? super.paths(forResourcesOfType: ext, inDirectory: subpath, forLocalization: localizationName)
+    }
+
+    // MARK: locations (Foundation: bundlePath is bundleURL's path, resourcePath resourceURL's)
+
+    /// `Bundle.bundleURL`: the bundle's URL as Foundation made it when opening (every answer is
+    /// spelled under its path).
+    open override var bundleURL: URL {
+        guard let source else { return super.bundleURL }
+        return URL(fileURLWithPath: source.base, isDirectory: true)
+    }
+
+    /// `Bundle.bundlePath`, as Foundation reported it when opening.
+    open override var bundlePath: String { source?.base ?? super.bundlePath }
+
+    /// `Bundle.resourceURL` from the index: the bundle's resource folder by its layout
+    /// (docs/search-pattern.md, "Bundle layouts"), spelled under `bundlePath`.
+    open override var resourceURL: URL? {
+        guard let source else { return super.resourceURL }
+        return URL(fileURLWithPath: source.resourcePath, isDirectory: true)
+    }
+
+    /// `Bundle.resourcePath` from the index (see `resourceURL`).
+    open override var resourcePath: String? {
+        source?.resourcePath ?? super.resourcePath
     }
 
     // MARK: Info.plist facts and localizations
@@ -208,6 +244,14 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
     open override func object(forInfoDictionaryKey key: String) -> Any? {
         answer({ s in try s.bundle.object(forInfoDictionaryKey: key)?.foundationObject },
                else: { super.object(forInfoDictionaryKey: key) })
+    }
+
+    /// `Bundle.localizedString(forKey:value:table:)` from the index: the entry of the table the
+    /// search finds (its `.stringsdict` entries first), else `value`, else `key`; no table is
+    /// parsed. A table too large to be indexed is left to Foundation.
+    open override func localizedString(forKey key: String, value: String?, table tableName: String?) -> String {
+        answer({ s in try s.bundle.localizedString(forKey: key, value: value, table: tableName) },
+               else: { super.localizedString(forKey: key, value: value, table: tableName) })
     }
 
     /// `CFBundleDevelopmentRegion`, or nil when Info.plist has none (or it is empty or not a

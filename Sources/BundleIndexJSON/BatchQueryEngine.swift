@@ -166,6 +166,11 @@ public final class BatchQueryEngine {
                 ("localized", Self.json(local?[key])),
                 ("object", Self.json(try b.object(forInfoDictionaryKey: key))),
             ]).write(to: &out)
+        case .string:
+            guard let key = try q.string(.key) else { throw Refusal(description: "missing \"key\"") }
+            let table = try q.string(.table), value = try q.string(.value)
+            out.string(q.has(.loc) ? try b.localizedString(forKey: key, value: value, table: table, forLocalization: try q.string(.loc))
+                                   : try b.localizedString(forKey: key, value: value, table: table))
         }
     }
 
@@ -194,7 +199,7 @@ public final class BatchQueryEngine {
 
 /// The operations, named as the differential oracle names them.
 private enum Op: CaseIterable {
-    case path, url, paths, localizations, dev, preferred, preferredFrom, resourcePath, bundlePath, identifier, infoKeys, info
+    case path, url, paths, localizations, dev, preferred, preferredFrom, resourcePath, bundlePath, identifier, infoKeys, info, string
 
     /// The op `name` spells, compared byte for byte.
     init?(_ name: String) {
@@ -210,7 +215,7 @@ private enum Op: CaseIterable {
 private struct Query {
     typealias Field = BatchRequest.ProtocolKey
 
-    var bundle, op, name, type, dir, loc, key, prefs, from: BatchRequest.Value?
+    var bundle, op, name, type, dir, loc, key, prefs, from, table, value: BatchRequest.Value?
     /// Whether a string of the request holds U+0000 (only then are they searched for it).
     let containsNUL: Bool
 
@@ -227,6 +232,8 @@ private struct Query {
             case .key?: key = member.value
             case .prefs?: prefs = member.value
             case .from?: from = member.value
+            case .table?: table = member.value
+            case .value?: value = member.value
             case nil: break
             }
         }
@@ -243,6 +250,8 @@ private struct Query {
         case .key: key
         case .prefs: prefs
         case .from: from
+        case .table: table
+        case .value: value
         }
     }
 

@@ -50,7 +50,7 @@ public struct BatchRequest: Sendable {
     /// The keys of the protocol (docs/batch.md, "Requests"), which decoding recognises: each
     /// comes back as the same string, and its member says which it is.
     public enum ProtocolKey: Int, CaseIterable, Sendable {
-        case bundle, op, name, type, dir, loc, key, prefs, from
+        case bundle, op, name, type, dir, loc, key, prefs, from, table, value
 
         /// The key as written.
         public var name: String { Self.names[rawValue] }
@@ -66,7 +66,7 @@ public struct BatchRequest: Sendable {
             case 2: return spells("op") ? .op : nil
             case 3: return spells("dir") ? .dir : spells("loc") ? .loc : spells("key") ? .key : nil
             case 4: return spells("name") ? .name : spells("type") ? .type : spells("from") ? .from : nil
-            case 5: return spells("prefs") ? .prefs : nil
+            case 5: return spells("prefs") ? .prefs : spells("table") ? .table : spells("value") ? .value : nil
             case 6: return spells("bundle") ? .bundle : nil
             default: return nil
             }

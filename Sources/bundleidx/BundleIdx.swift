@@ -27,7 +27,7 @@ struct BundleIdx: ParsableCommand {
           4  bad input (a root that is not a directory, a malformed query)
           5  other failures (a system call, a sync that timed out)
         """,
-        subcommands: [BuildCommand.self, QueryCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
+        subcommands: [BuildCommand.self, QueryCommand.self, StringCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
                       InfoCommand.self, StatsCommand.self, WatchCommand.self, SyncCommand.self, VerifyCommand.self]
     )
 }

@@ -28,7 +28,7 @@ struct QueryCommand: ParsableCommand {
         --batch reads one JSON request per line on standard input and writes one JSON answer \
         per line, in order, each before the next request is read (docs/batch.md). Each request \
         names its "bundle" and an "op": path, url, paths, localizations, dev, preferred, \
-        preferredFrom, resourcePath, bundlePath, identifier, infoKeys, info. Paths in answers \
+        preferredFrom, resourcePath, bundlePath, identifier, infoKeys, info, string. Paths in answers \
         are absolute, as a single query prints them; a bad line gets {"error": "..."}.
         """
     )

@@ -28,6 +28,7 @@ struct StatsCommand: ParsableCommand {
             print(JSONText.render([
                 ("path", .string(s.path)), ("formatVersion", .int(Int64(s.formatVersion))),
                 ("bundles", .int(Int64(s.bundles))), ("resourceRecords", .int(Int64(s.resourceRecords))),
+                ("stringsRecords", .int(Int64(s.stringsRecords))),
                 ("indexBytes", .int(Int64(s.indexBytes))), ("roots", JSONText.strings(s.roots)),
                 ("builtAt", .int(Int64(s.builtAt))), ("buildMilliseconds", .int(Int64(s.buildMilliseconds))),
                 ("generation", .int(Int64(s.generation))),
@@ -42,6 +43,7 @@ struct StatsCommand: ParsableCommand {
         print("format version: \(s.formatVersion)")
         print("bundles: \(s.bundles)")
         print("resource records: \(s.resourceRecords)")
+        print("strings records: \(s.stringsRecords)")
         print("index size: \(HumanUnits.byteCount(s.indexBytes))")
         print("roots: \(s.roots.joined(separator: ", "))")
         print("last build: \(HumanUnits.localISO8601(s.builtAt)), took \(HumanUnits.duration(milliseconds: s.buildMilliseconds))")

@@ -41,6 +41,26 @@ struct AnswerCacheTests {
         #expect(try bundle.path(forResource: "l", ofType: "txt", inDirectory: nil, forLocalization: "en") == nil)
     }
 
+    @Test("names that differ only in Unicode normalisation are two queries, as for CF (L-byte-names)")
+    func byteNames() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
+            "A.app/caf\u{E9}.txt": "",
+        ])
+        // Added on its own: a Swift dictionary takes both spellings for one key.
+        try fixture.add(["A.app/cafe\u{301}.txt": ""])
+        let bundle = try fixture.bundle("A.app")
+        let root = fixture.root + "/A.app/"
+        for _ in 0..<2 {   // the first ask of each reads the index, the second is remembered
+            #expect(try bundle.path(forResource: "caf\u{E9}", ofType: "txt").map { Array($0.utf8) } == Array((root + "caf\u{E9}.txt").utf8))
+            #expect(try bundle.path(forResource: "cafe\u{301}", ofType: "txt").map { Array($0.utf8) } == Array((root + "cafe\u{301}.txt").utf8))
+        }
+        #expect(AnswerCache.Query(name: "caf\u{E9}", type: nil, subdirectory: nil, localization: .none)
+                != AnswerCache.Query(name: "cafe\u{301}", type: nil, subdirectory: nil, localization: .none))
+        #expect(AnswerCache.Query(name: "a", type: nil, subdirectory: nil, localization: .none)
+                != AnswerCache.Query(name: "a", type: nil, subdirectory: nil, localization: .some(nil)))
+    }
+
     @Test("the cache holds a bounded number of answers")
     func bounded() {
         let cache = AnswerCache()

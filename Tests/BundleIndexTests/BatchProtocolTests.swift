@@ -74,6 +74,23 @@ struct BatchProtocolTests {
         #expect(String(decoding: out.bytes, as: UTF8.self) == "\"a\u{FFFD}/é\u{FFFD}\"")
     }
 
+    @Test("string: localizedString(forKey:value:table:) with value and table, and the forLocalization form with loc")
+    func strings() throws {
+        let fixture = try wordsFixture()
+        let engine = BatchQueryEngine(reader: try fixture.reader(), profile: .foundationLinux)
+        func ask(_ members: String) -> String { engine.answer(jsonLine: #"{"bundle":"com.example.words","op":"string","# + members + "}") }
+        #expect(ask(#""key":"hello""#) == #""bonjour""#)
+        #expect(ask(#""key":"hello","table":null"#) == #""bonjour""#)
+        #expect(ask(#""key":"s","table":"Plural""#) == #""from stringsdict""#)
+        #expect(ask(#""key":"nope","value":"fallback""#) == #""fallback""#)
+        #expect(ask(#""key":"nope","value":"""#) == #""nope""#)
+        #expect(ask(#""key":"File","table":"Menu""#) == #""File""#)
+        #expect(ask(#""key":"only-en","loc":"en""#) == #""english""#)
+        #expect(ask(#""key":"only-en""#) == #""only-en""#)
+        #expect(ask(#""table":"Menu""#) == #"{"error":"missing \"key\""}"#)
+        #expect(ask(#""key":"k","table":7"#) == #"{"error":"\"table\" must be a string or null"}"#)
+    }
+
     @Test("paths, resourcePath, bundlePath: the library's absolute paths; the oracle's form relative to the bundle")
     func pathForms() throws {
         let fixture = try BundleFixture([

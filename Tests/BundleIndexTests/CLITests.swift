@@ -34,6 +34,29 @@ struct CLITests {
         #expect(try cli(f, ["build", f.root + "/missing"]).status == 4)
     }
 
+    @Test("string: the table's entry; exit 1 for a missing key; --table, --localization, --json, the profile's languages")
+    func string() throws {
+        let f = try wordsFixture()
+        let app = f.root + "/Words.app"
+        let linux = ["--profile", "foundation-linux"]
+        let hello = try cli(f, ["string", app, "hello"] + linux)
+        #expect(hello.status == 0 && hello.stdout == "bonjour\n", "\(hello)")
+        #expect(try cli(f, ["string", "com.example.words", "s", "--table", "Plural"] + linux).stdout == "from stringsdict\n")
+        let missing = try cli(f, ["string", app, "no such key"] + linux)
+        #expect(missing.status == 1 && missing.stdout.isEmpty)
+        #expect(try cli(f, ["string", app, "File", "--table", "Menu"] + linux).status == 1)
+        #expect(try cli(f, ["string", app, "File", "--table", "Menu", "--localization", "en"] + linux).stdout == "File\n")
+        // The apple profile searches the user's languages: en.lproj's table for --lang en.
+        #expect(try cli(f, ["string", app, "hello", "--lang", "en"]).stdout == "hello\n")
+        let json = try cli(f, ["string", app, "quote", "--json"] + linux)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["value"] as? String == "a \"b\"\n" && object["table"] as? String == "Localizable" && object["key"] as? String == "quote")
+        let absent = try cli(f, ["string", app, "nope", "--json"] + linux)
+        #expect(absent.status == 1 && absent.stdout.contains("\"value\":null"))
+        #expect(try cli(f, ["string", "com.example.none", "hello"]).status == 1)
+        #expect(try cli(f, ["string", app]).status == 2)
+    }
+
     @Test("a plain query line (parsed without ArgumentParser) answers as ArgumentParser's parse does")
     func plainQueryLineAgreesWithArgumentParser() throws {
         let f = try Self.fixture()
@@ -164,7 +187,10 @@ struct CLITests {
         #expect(try cli(f, ["bundles"]).stdout.contains("Phone.app\tflat\tcom.example.phone"))
         #expect(try cli(f, ["info", "com.example.phone", "CFBundleIdentifier"]).stdout == "com.example.phone\n")
         #expect(try cli(f, ["info", "com.example.phone", "Missing"]).status == 1)
-        #expect(try cli(f, ["stats"]).stdout.contains("bundles: 1"))
+        let stats = try cli(f, ["stats"]).stdout
+        #expect(stats.contains("bundles: 1"))
+        // en.lproj/Localizable.strings, empty: its table record alone.
+        #expect(stats.contains("strings records: 1"), "\(stats)")
     }
 }
 

@@ -179,6 +179,10 @@ private struct DropInTally {
     mutating func compare(_ d: IndexedFoundationBundle, _ f: Bundle, cases: [[String: Any]], file: String) {
         let at = (file as NSString).deletingLastPathComponent
         check(d.bundleIdentifier == f.bundleIdentifier, "\(at) bundleIdentifier \(d.bundleIdentifier ?? "nil")")
+        check(d.bundlePath == f.bundlePath && d.bundleURL == f.bundleURL, "\(at) bundlePath \(d.bundlePath) vs \(f.bundlePath)")
+        check(d.resourcePath == f.resourcePath, "\(at) resourcePath \(d.resourcePath ?? "nil") vs \(f.resourcePath ?? "nil")")
+        check(d.resourceURL == f.resourceURL && d.resourceURL?.hasDirectoryPath == f.resourceURL?.hasDirectoryPath,
+              "\(at) resourceURL \(d.resourceURL?.absoluteString ?? "nil") vs \(f.resourceURL?.absoluteString ?? "nil")")
         check(d.localizations.sorted() == f.localizations.sorted(), "\(at) localizations \(d.localizations) vs \(f.localizations)")
         check(samePreferred(d, f), "\(at) preferredLocalizations \(d.preferredLocalizations) vs \(f.preferredLocalizations)")
         // Foundation traps without a usable CFBundleDevelopmentRegion; the drop-in answers nil.

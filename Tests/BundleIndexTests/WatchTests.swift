@@ -1,7 +1,9 @@
 // The watcher keeps the index exact: one test per kind of change, each asserting after `sync`.
 import Foundation
+import Logging
 import Testing
 @testable import BundleIndex
+import BundleIndexFoundation
 
 @Suite("Watcher", .serialized, .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))
 struct WatchTests {
@@ -38,6 +40,52 @@ struct WatchTests {
         #expect(try b.object(forInfoDictionaryKey: "CFBundleName") == .string("Nom"))
         #expect(try IndexReader(path: h.indexPath).bundle(identifier: "a") == nil)
         #expect(try h.verify() == [])
+    }
+
+    @Test("strings tables rewritten in place, added and removed show on the next call after sync")
+    func stringsTables() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        try h.write("A.app/en.lproj/Localizable.strings", "\"hello\" = \"hello\";\n")
+        try h.sync()
+        let dropIn = try #require(IndexedFoundationBundle(path: h.root + "/A.app", index: h.indexPath))
+        let b = try #require(try h.bundle("A.app"))
+        #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "hello")
+        // Rewritten in place, alone in its batch: the folder's listing stays, only the content changes.
+        let file = try #require(fopen(h.root + "/A.app/en.lproj/Localizable.strings", "w"))
+        fputs("\"hello\" = \"hi\";\n\"bye\" = \"bye now\";\n", file)
+        fclose(file)
+        try h.sync()
+        #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "hi")
+        #expect(try b.localizedString(forKey: "bye", value: nil, table: "Localizable") == "bye now")
+        try h.write("A.app/en.lproj/Errors.strings", "\"E1\" = \"disk full\";\n")
+        try h.sync()
+        #expect(dropIn.localizedString(forKey: "E1", value: nil, table: "Errors") == "disk full")
+        try h.write("A.app/en.lproj/Localizable.stringsdict",
+                    "<plist version=\"1.0\"><dict><key>hello</key><string>from dict</string></dict></plist>")
+        try h.remove("A.app/en.lproj/Errors.strings")
+        try h.sync()
+        #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "from dict")
+        #expect(dropIn.localizedString(forKey: "E1", value: "gone", table: "Errors") == "gone")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("a strings table rewritten in place while no watcher ran is caught up when one starts")
+    func stringsTableCatchUp() throws {
+        let fixture = try BundleFixture(Self.app.merging(["A.app/en.lproj/Localizable.strings": "\"k\" = \"old\";\n"]) { $1 })
+        try fixture.build()
+        // In place: the folder's mtime stays, only the table's own stamp shows the change.
+        let file = try #require(fopen(fixture.root + "/A.app/en.lproj/Localizable.strings", "w"))
+        fputs("\"k\" = \"new\";\n", file)
+        fclose(file)
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, fixture.root + "/A.app/en.lproj/Localizable.strings", &times, 0) == 0)
+        let watcher = try IndexWatcher(roots: [fixture.root], indexPath: fixture.indexPath,
+                                       logger: Logger(label: "test.watch", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try watcher.catchUp()
+        let b = try #require(try fixture.reader().bundle(atPath: fixture.root + "/A.app", context: .foundationLinux))
+        #expect(try b.localizedString(forKey: "k", value: nil, table: nil) == "new")
+        #expect(try IndexVerifier.verify(indexPath: fixture.indexPath, roots: [fixture.root]) == [])
     }
 
     @Test("moves within the tree, into it and out of it; lproj folders appearing")

@@ -81,22 +81,35 @@ public enum IndexVerifier {
             if !removed.isEmpty { out.append(diff("\(shown): indexed but gone: \(removed.prefix(5).joined(separator: ", "))\(removed.count > 5 ? ", …" : "")")) }
         }
         // Every record a build would write now, against every record stored for the bundle.
-        let expected = try ResourceRecords.make(bundleID: record.id, bundle: bundle)
+        if out.isEmpty, let counts = try recordDifferences(try ResourceRecords.make(bundleID: record.id, bundle: bundle),
+                                                           { try snap.forEachResourceRecord(bundle: record.id, $0) }) {
+            out.append(diff(counts))
+        }
+        let tables = try StringsRecords.make(bundleID: record.id, bundlePath: bundle.path, tables: bundle.tables)
+        if let counts = try recordDifferences(tables, { try snap.forEachStringsRecord(bundle: record.id, $0) }) {
+            out.append(diff("strings tables: " + counts))
+        }
+        return out
+    }
+
+    /// "N records differ, N stale, N missing" between `expected` and the stored records
+    /// `forEachStored` visits; nil when they are the same.
+    private static func recordDifferences(
+        _ expected: [ResourceRecords.Record],
+        _ forEachStored: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
+    ) throws -> String? {
         var want: [[UInt8]: [UInt8]] = [:]
         for r in expected { want[r.key] = r.value }
         var stale = 0, changed = 0
-        try snap.forEachResourceRecord(bundle: record.id) { key, value in
-            let k = Array(key)
-            if let v = want.removeValue(forKey: k) {
+        try forEachStored { key, value in
+            if let v = want.removeValue(forKey: Array(key)) {
                 if !v.elementsEqual(value) { changed += 1 }
             } else {
                 stale += 1
             }
             return true
         }
-        if out.isEmpty && (changed > 0 || stale > 0 || !want.isEmpty) {
-            out.append(diff("\(changed) records differ, \(stale) stale, \(want.count) missing"))
-        }
-        return out
+        guard changed > 0 || stale > 0 || !want.isEmpty else { return nil }
+        return "\(changed) records differ, \(stale) stale, \(want.count) missing"
     }
 }

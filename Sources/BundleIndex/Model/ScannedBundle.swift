@@ -15,6 +15,8 @@ struct ScannedBundle {
     let directories: [ScannedDirectory]
     /// Parsed `InfoPlist*.strings` files that a search for `InfoPlist.strings` can return.
     let stringsFiles: [StringsFile]
+    /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
+    let tables: [StringsTable]
     let warnings: [String]
     /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
     /// matters, and rewriting a file in place does not change its directory's mtime.

@@ -13,6 +13,34 @@ final class AnswerCache: Sendable {
         let type: String?
         let subdirectory: String?
         let localization: String??
+
+        // Byte for byte, as CF compares names (docs/search-pattern.md, L-byte-names): Swift's
+        // String equality would take "café" with a composed and a combining accent for one
+        // name and answer the second from the first's entry.
+        static func == (a: Query, b: Query) -> Bool {
+            same(a.name, b.name) && same(a.type, b.type) && same(a.subdirectory, b.subdirectory)
+                && (a.localization == nil) == (b.localization == nil) && same(a.localization ?? nil, b.localization ?? nil)
+        }
+
+        func hash(into h: inout Hasher) {
+            func combine(_ part: String?) {
+                h.combine(part?.utf8.count ?? -1)   // the length first: parts cannot run into each other
+                if let part { h.combineBytes(of: part) }
+            }
+            combine(name)
+            combine(type)
+            combine(subdirectory)
+            combine(localization ?? nil)
+            h.combine(localization == nil)
+        }
+
+        private static func same(_ a: String?, _ b: String?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): return true
+            case (let x?, let y?): return sameBytes(x, y)
+            default: return false
+            }
+        }
     }
 
     /// At most this many answers per bundle; when full, the cache starts again empty.

@@ -94,7 +94,7 @@ public final class IndexReader: Sendable {
             let records = try snap.bundles(under: "/")
             return Statistics(
                 path: store.path, formatVersion: IndexStore.formatVersion, bundles: records.count,
-                resourceRecords: try snap.resourceRecordCount(), indexBytes: store.environment.usedBytes(),
+                resourceRecords: try snap.resourceRecordCount(), stringsRecords: try snap.stringsRecordCount(), indexBytes: store.environment.usedBytes(),
                 roots: try snap.roots(), builtAt: try snap.metaU64(.builtAt) ?? 0,
                 buildMilliseconds: try snap.metaU64(.buildSeconds) ?? 0, generation: try snap.metaU64(.generation) ?? 0,
                 watchState: try snap.metaString(.watchState), watchedDirectories: Int(try snap.metaU64(.watchedDirectories) ?? 0),
@@ -115,6 +115,8 @@ extension IndexReader {
         public let bundles: Int
         /// How many resource records (names, types, listings) it holds.
         public let resourceRecords: Int
+        /// How many strings records (strings tables and entries of larger tables) it holds.
+        public let stringsRecords: Int
         /// Bytes in use in `data.mdb`.
         public let indexBytes: Int
         /// The folders built into the index.

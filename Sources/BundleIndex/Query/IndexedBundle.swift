@@ -283,7 +283,7 @@ public struct IndexedBundle: Sendable {
         return try reader.store.read { snap in try localized(in: snap, name, type, sub, localization, direct: direct, general: general) }
     }
 
-    private func localized<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?, _ localization: String?,
+    func localized<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?, _ localization: String?,
                               direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
         if let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub, localization: localization, plan: plan) {
             switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub,
@@ -297,7 +297,7 @@ public struct IndexedBundle: Sendable {
     }
 
     /// `single`'s route inside one snapshot (also what `readsForLookup` counts).
-    private func single<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?,
+    func single<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?,
                            direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
         guard let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub) else {
             return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified).map(general)

@@ -34,6 +34,8 @@ final class SearchPlan: Sendable {
     let answers = AnswerCache()
     /// The localized Info dictionary, once read.
     let localizedInfo = TransactionMemo<[String: PropertyListValue]?>()
+    /// The localized strings answered since the index last changed (`LocalizedStringMemo`).
+    let strings = LocalizedStringMemo()
 
     init(record: BundleRecord, context: SearchContext) {
         self.record = record

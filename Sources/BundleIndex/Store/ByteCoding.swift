@@ -46,6 +46,11 @@ struct ByteWriter {
         bytes.append(contentsOf: b)
     }
 
+    /// Bytes without a length (a record's last field, which runs to the end of the value).
+    mutating func bytesAppending<C: Collection<UInt8>>(_ b: C) {
+        bytes.append(contentsOf: b)
+    }
+
     mutating func raw(_ b: [UInt8]) {
         varint(b.count)
         bytes.append(contentsOf: b)

@@ -154,6 +154,36 @@ struct IndexSnapshot {
         }
     }
 
+    /// What the strings table at `table` holds for `key`: one read when the key has an entry
+    /// record (a table's usual case), else a second one of the table record, which holds a
+    /// small table's entries and says whether the file was indexed at all.
+    func stringsEntry(bundle: UInt64, _ table: StringsKey.Table, key: UnsafeRawBufferPointer) throws -> StringsRecords.TableAnswer {
+        let entryKey = StringsKey.entry(bundle: bundle, table, key: key)
+        let found = try entryKey.withBytes { k -> String? in
+            guard let v = try txn.get(store.strings, key: k) else { return nil }
+            return try StringsRecords.value(v, key: key, tableCheck: table.check)
+        }
+        if let found { return .found(found) }
+        return try StringsKey.table(bundle: bundle, table).withBytes { k in
+            guard let v = try txn.get(store.strings, key: k) else { return .notIndexed }
+            return try StringsRecords.lookup(v, table, key: key, entryHash: entryKey.hash)
+        }
+    }
+
+    /// The modification time a strings table record holds; nil when there is none.
+    func stringsTableModificationTime(bundle: UInt64, _ table: StringsKey.Table) throws -> UInt64? {
+        try StringsKey.table(bundle: bundle, table).withBytes { k in
+            guard let v = try txn.get(store.strings, key: k) else { return nil }
+            return try StringsRecords.modificationTime(v, table)
+        }
+    }
+
+    /// Every strings record of bundle `id`, in key order (for `verify`).
+    func forEachStringsRecord(bundle id: UInt64,
+                              _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {
+        try txn.scan(store.strings, prefix: ResourceKey.bundlePrefix(id), body)
+    }
+
     func metaU64(_ key: MetaKey) throws -> UInt64? { try store.metaU64(key, in: txn) }
 
     func metaString(_ key: MetaKey) throws -> String? {
@@ -172,5 +202,10 @@ struct IndexSnapshot {
     /// Number of entries in the resources database (for `stats`).
     func resourceRecordCount() throws -> Int {
         try txn.entryCount(store.resources)
+    }
+
+    /// Number of entries in the strings database (for `stats`).
+    func stringsRecordCount() throws -> Int {
+        try txn.entryCount(store.strings)
     }
 }

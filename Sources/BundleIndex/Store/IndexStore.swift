@@ -5,13 +5,14 @@ import Glibc
 final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
     /// The named databases of an index (docs/index-format.md).
-    static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources"]
+    static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources", "strings"]
     /// 2: type records hold positions in the directory record instead of entries.
     /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
     /// 4: 20-byte resource keys (a 32-bit bundle id).
     /// 5: exact-name records of 5 bytes (flags in the tag, no rank).
     /// 6: front-coded directory listings in blocks; type records hold entry indices.
-    static let formatVersion: UInt32 = 6
+    /// 7: the `strings` database (every entry of every strings table).
+    static let formatVersion: UInt32 = 7
 
     let path: String
     let environment: LMDBEnvironment
@@ -19,13 +20,14 @@ final class IndexStore: @unchecked Sendable {
     let bundles: MDB_dbi_t
     let identifiers: MDB_dbi_t
     let resources: MDB_dbi_t
+    let strings: MDB_dbi_t
 
     typealias MDB_dbi_t = UInt32
 
-    private init(path: String, environment: LMDBEnvironment, dbis: (UInt32, UInt32, UInt32, UInt32)) {
+    private init(path: String, environment: LMDBEnvironment, dbis: (UInt32, UInt32, UInt32, UInt32, UInt32)) {
         self.path = path
         self.environment = environment
-        (meta, bundles, identifiers, resources) = dbis
+        (meta, bundles, identifiers, resources, strings) = dbis
     }
 
     /// Opens an existing index for reading. Never creates anything.
@@ -208,7 +210,8 @@ final class IndexStore: @unchecked Sendable {
                 }
                 return dbi
             }
-            let dbis = (metaDbi, try open("bundles"), try open("identifiers", dupSort: true), try open("resources"))
+            let dbis = (metaDbi, try open("bundles"), try open("identifiers", dupSort: true), try open("resources"),
+                        try open("strings"))
             // Database handles become shared by the environment only after a commit.
             try txn.commit()
             return IndexStore(path: path, environment: env, dbis: dbis)

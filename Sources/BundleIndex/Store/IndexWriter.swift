@@ -56,10 +56,36 @@ struct IndexWriter {
         return try v.withUnsafeBytes { try BundleRecord.decode($0) }
     }
 
+    /// The path and modification time of every strings table indexed for bundle `id` (what a
+    /// restarted watcher compares with the disk, besides the bundle record's stamps). Table
+    /// records hold no paths: the tables are the `.strings`/`.stringsdict` entries of the
+    /// bundle's directory records. A table without a record gets modification time 0, which no
+    /// file has: the bundle is scanned again.
+    func stringsTableStamps(bundle id: UInt64) throws -> [FileStamp] {
+        var paths: [String] = []
+        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
+            // Directory records are the items with hash 0 (the key's last 8 bytes).
+            guard key.count == ResourceKey.size, key[12...].allSatisfy({ $0 == 0 }) else { return true }
+            let directory = try DirectoryRecord.decode(value)
+            for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
+                paths.append(PathText.join(directory.path, e.name))
+            }
+            return true
+        }
+        return try paths.map { path in
+            let table = StringsKey.Table(path)
+            let mtime = try StringsKey.table(bundle: id, table).withBytes { k in
+                try txn.get(store.strings, key: k).map { try StringsRecords.modificationTime($0, table) } ?? nil
+            }
+            return FileStamp(path: path, modificationTime: mtime ?? 0)
+        }
+    }
+
     /// Removes a bundle and every record of it (one key range in `resources`).
     func removeBundle(path: String) throws {
         guard let record = try bundleRecord(path: path) else { return }
         try txn.deletePrefix(store.resources, prefix: ResourceKey.bundlePrefix(record.id))
+        try txn.deletePrefix(store.strings, prefix: ResourceKey.bundlePrefix(record.id))
         for id in record.identifiers {
             try txn.delete(store.identifiers, key: Array(id.utf8), value: Array(path.utf8))
         }
@@ -94,6 +120,9 @@ struct IndexWriter {
         }
         try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in
             try key.withBytes { try txn.put(store.resources, key: $0, value: value, append: previous == nil) }
+        }
+        try StringsRecords.forEach(bundleID: id, bundlePath: bundle.path, tables: bundle.tables) { key, value in
+            try key.withBytes { try txn.put(store.strings, key: $0, value: value, append: previous == nil) }
         }
         return record
     }

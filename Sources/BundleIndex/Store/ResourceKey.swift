@@ -104,7 +104,27 @@ enum Hashing {
         UInt32(truncatingIfNeeded: xxh3(name, seed: nameCheckSeed ^ UInt64(directoryCheck)))
     }
 
+    /// The table part of a `strings` key: the table file's path relative to the bundle root.
+    static func table(_ path: String) -> UInt64 { xxh3(path, seed: tableSeed) }
+
+    /// A check of the table file's path, independent of `table(_:)`, from which an entry's
+    /// check is seeded.
+    static func tableCheck(_ path: String) -> UInt32 {
+        UInt32(truncatingIfNeeded: xxh3(path, seed: checkSeed ^ tableSeed))
+    }
+
+    /// The entry part of a `strings` key: the key's UTF-8, seeded with the table's hash.
+    static func entry(_ key: UnsafeRawBufferPointer, table: UInt64) -> UInt64 { xxh3(key, seed: table) }
+
+    /// The check an entry record stores: the key hashed with a seed taken from the table's
+    /// check, so a wrong key or a wrong table both show.
+    static func entryCheck(_ key: UnsafeRawBufferPointer, tableCheck: UInt32) -> UInt32 {
+        UInt32(truncatingIfNeeded: xxh3(key, seed: entryCheckSeed ^ UInt64(tableCheck)))
+    }
+
     private static let checkSeed: UInt64 = 0x6275_6E64_6C65_6964
+    private static let tableSeed: UInt64 = 0x7461_626C_6500_0000
+    private static let entryCheckSeed: UInt64 = 0x656E_7472_7900_0000
     private static let nameCheckSeed: UInt64 = 0x6E61_6D65_0000_0000
 
     private static func xxh3(_ s: String, seed: UInt64) -> UInt64 {

@@ -37,14 +37,39 @@ enum FileSystem {
     /// The bytes of a regular file of at most `limit` bytes, or nil (also for a FIFO, a device
     /// or a socket, which are never opened for reading).
     static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
+        readFileStamped(path, limit: limit).bytes
+    }
+
+    /// What `readFileStamped` found.
+    struct StampedRead {
+        /// The bytes, nil when the file is not a readable regular file of at most the limit.
+        var bytes: [UInt8]?
+        /// `modificationTime(path)`, 0 when there is no such file.
+        var modificationTime: UInt64 = 0
+        /// A regular file larger than the limit (not read).
+        var oversized = false
+    }
+
+    /// `readFile` and `modificationTime` with one `open` and one `fstat` (strings tables: every
+    /// one of a tree is read at build).
+    static func readFileStamped(_ path: String, limit: Int) -> StampedRead {
         // O_NONBLOCK: opening a FIFO named like a file must not wait for a writer; fstat
         // then turns away everything but a regular file.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return StampedRead(bytes: nil, modificationTime: modificationTime(path)) }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) <= limit else { return nil }
-        var out = [UInt8](repeating: 0, count: Int(st.st_size))
+        guard fstat(fd, &st) == 0 else { return StampedRead() }
+        var result = StampedRead(bytes: nil, modificationTime: nanoseconds(st.st_mtim))
+        guard st.st_mode & S_IFMT == S_IFREG else { return result }
+        guard Int(st.st_size) <= limit else { result.oversized = true; return result }
+        result.bytes = readAll(fd, size: Int(st.st_size))
+        return result
+    }
+
+    /// Up to `size` bytes from `fd`; nil on a read error.
+    private static func readAll(_ fd: Int32, size: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < out.count {
             let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }

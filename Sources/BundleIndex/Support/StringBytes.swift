@@ -1,9 +1,29 @@
+import Glibc
+
 extension String {
     /// The UTF-8 bytes of the string, without a copy for native strings (the copy is for
     /// foreign, bridged ones).
     func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
         return try Array(utf8).withUnsafeBufferPointer(body)
+    }
+}
+
+/// Whether two strings have the same UTF-8 bytes. Swift's `==` takes canonically equivalent
+/// strings ("é" as one scalar and as `e` + combining accent) for equal; CF compares the code
+/// units (docs/search-pattern.md, L-byte-names).
+@inline(__always)
+func sameBytes(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && a.withUTF8Bytes { x in
+        b.withUTF8Bytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+    }
+}
+
+extension Hasher {
+    /// Feeds `s`'s UTF-8 bytes in one call (a byte at a time costs a hasher round each).
+    @inline(__always)
+    mutating func combineBytes(of s: String) {
+        s.withUTF8Bytes { combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -113,7 +113,9 @@ public final class IndexWatcher {
                 let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
                 var walker = TreeWalker()
                 walker.shouldScan = { path in
-                    guard let record = indexed[path], Self.unchanged(record) else { return true }
+                    guard let record = indexed[path], Self.unchanged(record),
+                          (try? Self.unchanged(writer.stringsTableStamps(bundle: record.id), in: record.path)) == true
+                    else { return true }
                     kept += 1
                     return false
                 }
@@ -139,9 +141,13 @@ public final class IndexWatcher {
 
     /// True when every stamp of the record still matches the disk.
     static func unchanged(_ record: BundleRecord) -> Bool {
-        guard !record.stamps.isEmpty else { return false }
-        for stamp in record.stamps {
-            let path = stamp.path.isEmpty ? record.path : record.path + "/" + stamp.path
+        !record.stamps.isEmpty && unchanged(record.stamps, in: record.path)
+    }
+
+    /// True when every stamp, relative to `bundle`, still matches the disk.
+    static func unchanged(_ stamps: [FileStamp], in bundle: String) -> Bool {
+        for stamp in stamps {
+            let path = stamp.path.isEmpty ? bundle : bundle + "/" + stamp.path
             if FileSystem.modificationTime(path) != stamp.modificationTime { return false }
         }
         return true

@@ -50,9 +50,10 @@ extension IndexWatcher {
         } else if e.has(Int32(IN_MOVED_TO)) {
             if let from = movedFrom.removeValue(forKey: e.cookie) { markChanged(from.directory, name: from.name) }
         } else if e.has(Int32(IN_CLOSE_WRITE)) || e.has(Int32(IN_ATTRIB)) {
-            // Only the content of parsed files matters; a permission change can hide a directory.
-            if !(e.name.lowercased().hasPrefix("info") && (e.name.hasSuffix(".plist") || e.name.hasSuffix(".strings")))
-                && !e.has(Int32(IN_ATTRIB)) { return }
+            // Only the content of parsed files matters (Info.plist, every strings table); a
+            // permission change can hide a directory.
+            let parsed = (e.name.lowercased().hasPrefix("info") && e.name.hasSuffix(".plist")) || StringsTable.isTable(e.name)
+            if !parsed && !e.has(Int32(IN_ATTRIB)) { return }
         }
         markChanged(dir, name: e.name)
     }

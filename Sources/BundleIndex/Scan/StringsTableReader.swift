@@ -1,0 +1,65 @@
+// CoreFoundation directly, not PropertyListSerialization: Foundation's result is a Swift
+// dictionary, which merges keys that are equal only after Unicode normalisation ("é" written as
+// one or as two scalars), where CF's dictionary — and so `Bundle.localizedString` — keeps both.
+import CoreFoundation
+
+/// Reads a `.strings` or `.stringsdict` file into the entries the index keeps for it, with
+/// CF's own parser (`CFPropertyListCreateWithData`): OpenStep text with or without the outer
+/// braces, XML and binary property lists, UTF-8 or UTF-16 with a byte-order mark — whatever
+/// `CFBundleCopyLocalizedString` reads, read the same way (docs/foundation-dropin.md,
+/// "Localized strings").
+enum StringsTableReader {
+    static func read(bundlePath: String, relativePath: String) -> StringsTable {
+        let file = FileSystem.readFileStamped(bundlePath + "/" + relativePath, limit: StringsTable.sizeLimit)
+        if file.oversized { return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .notRead) }
+        // An unreadable file is an empty table, as for Foundation (it gets no data either).
+        let entries = entries(from: file.bytes ?? [], dictionaryFile: relativePath.hasSuffix(".stringsdict"))
+        return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .entries(entries))
+    }
+
+    /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.
+    static func entries(from bytes: [UInt8], dictionaryFile: Bool) -> [StringsTable.Entry] {
+        guard !bytes.isEmpty, let data = CFDataCreate(kCFAllocatorSystemDefault, bytes, bytes.count) else { return [] }
+        guard let parsed = CFPropertyListCreateWithData(kCFAllocatorSystemDefault, data, CFOptionFlags(0), nil, nil)?
+                .takeRetainedValue(), CFGetTypeID(parsed) == CFDictionaryGetTypeID() else { return [] }
+        let dictionary = Unmanaged<CFDictionary>.fromOpaque(Unmanaged.passUnretained(parsed).toOpaque()).takeUnretainedValue()
+        let count = CFDictionaryGetCount(dictionary)
+        var keys = [UnsafeRawPointer?](repeating: nil, count: count)
+        var values = [UnsafeRawPointer?](repeating: nil, count: count)
+        CFDictionaryGetKeysAndValues(dictionary, &keys, &values)
+        var out: [StringsTable.Entry] = []
+        out.reserveCapacity(count)
+        for i in 0..<count {
+            guard let k = keys[i], let v = values[i], let key = string(k) else { continue }
+            if let value = string(v) {
+                out.append(StringsTable.Entry(key: key, value: value))
+            } else if dictionaryFile, let format = formatKey(of: v) {
+                out.append(StringsTable.Entry(key: key, value: format))
+            }
+            // Other values (numbers, arrays, a dictionary in a .strings file): Foundation on
+            // Linux crashes or answers garbage for them; the index answers as for a missing key.
+        }
+        return out
+    }
+
+    /// A CFString's UTF-16 code units as a String; nil for any other type.
+    private static func string(_ object: UnsafeRawPointer) -> String? {
+        guard CFGetTypeID(unsafeBitCast(object, to: CFTypeRef.self)) == CFStringGetTypeID() else { return nil }
+        let s = unsafeBitCast(object, to: CFString.self)
+        let length = CFStringGetLength(s)
+        var units = [UniChar](repeating: 0, count: length)
+        CFStringGetCharacters(s, CFRange(location: 0, length: length), &units)
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// A `.stringsdict` entry's `NSStringLocalizedFormatKey`: the string Apple's Foundation
+    /// answers for a plural entry before formatting.
+    private static func formatKey(of object: UnsafeRawPointer) -> String? {
+        guard CFGetTypeID(unsafeBitCast(object, to: CFTypeRef.self)) == CFDictionaryGetTypeID() else { return nil }
+        let entry = unsafeBitCast(object, to: CFDictionary.self)
+        let name = Array("NSStringLocalizedFormatKey".utf16)
+        let key = CFStringCreateWithCharacters(kCFAllocatorSystemDefault, name, name.count)
+        guard let key, let value = CFDictionaryGetValue(entry, unsafeBitCast(key, to: UnsafeRawPointer.self)) else { return nil }
+        return string(value)
+    }
+}
