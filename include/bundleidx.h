@@ -143,6 +143,17 @@ int bundleidx_paths_for_resources(bundleidx_bundle *bundle, const char *type, co
  */
 int bundleidx_info_string(bundleidx_bundle *bundle, const char *key, char **out);
 
+/*
+ * Bundle.localizedString(forKey:value:table:) from the index: `table` NULL or "" is
+ * "Localizable"; the table is the one the search pattern finds (its .strings and .stringsdict),
+ * as `bundleidx string` answers. Returns 0 with the table's entry, or BUNDLEIDX_NOT_FOUND when
+ * the table (or the key in it) is missing — and then *out is what Foundation answers in that
+ * case: `value` when it is not NULL or empty, else `key`. In both cases *out must be released
+ * with bundleidx_free(). A table too large to be indexed (over 16 MiB) is an error.
+ */
+int bundleidx_localized_string(bundleidx_bundle *bundle, const char *key, const char *value,
+                               const char *table, char **out);
+
 /* A sentence naming `code` (a static string; never NULL, also for unknown codes). */
 const char *bundleidx_strerror(int code);
 

@@ -189,6 +189,28 @@ static void test_info_string(bundleidx_bundle *app) {
     CHECK(bundleidx_info_string(app, "CFBundleName", NULL) == BUNDLEIDX_ERR_ARGUMENT);
 }
 
+static void test_localized_string(bundleidx_bundle *app) {
+    char *text = NULL;
+    CHECK(bundleidx_localized_string(app, "greeting", NULL, NULL, &text) == 0 && text && strcmp(text, "Hello") == 0);
+    bundleidx_free(text);
+    CHECK(bundleidx_localized_string(app, "greeting", "ignored", "", &text) == 0 && text && strcmp(text, "Hello") == 0);
+    bundleidx_free(text);
+    /* Missing: Foundation's answer comes with BUNDLEIDX_NOT_FOUND — the value, else the key. */
+    CHECK(bundleidx_localized_string(app, "absent", "Fallback", NULL, &text) == BUNDLEIDX_NOT_FOUND
+          && text && strcmp(text, "Fallback") == 0);
+    bundleidx_free(text);
+    CHECK(bundleidx_localized_string(app, "absent", "", NULL, &text) == BUNDLEIDX_NOT_FOUND && text && strcmp(text, "absent") == 0);
+    bundleidx_free(text);
+    CHECK(bundleidx_localized_string(app, "greeting", NULL, "NoSuchTable", &text) == BUNDLEIDX_NOT_FOUND
+          && text && strcmp(text, "greeting") == 0);
+    bundleidx_free(text);
+    text = (char *)"unset";
+    CHECK(bundleidx_localized_string(app, NULL, NULL, NULL, &text) == BUNDLEIDX_ERR_ARGUMENT && text == NULL);
+    CHECK(bundleidx_localized_string(NULL, "greeting", NULL, NULL, &text) == BUNDLEIDX_ERR_ARGUMENT);
+    CHECK(bundleidx_localized_string(app, "greeting", NULL, NULL, NULL) == BUNDLEIDX_ERR_ARGUMENT);
+    CHECK(bundleidx_localized_string(app, "\xff\xfe", NULL, NULL, &text) == BUNDLEIDX_ERR_ARGUMENT);
+}
+
 static void test_languages(const char *index_dir) {
     bundleidx_index *index = NULL;
     bundleidx_bundle *app = NULL;
@@ -197,6 +219,9 @@ static void test_languages(const char *index_dir) {
     CHECK(bundleidx_bundle_open(index, "com.example.ctest", &app) == 0);
     CHECK(found_at(app, "Localizable", "strings", NULL, NULL, "fr.lproj/Localizable.strings"));
     CHECK(found_at(app, "only-fr", "txt", NULL, NULL, "fr.lproj/only-fr.txt"));
+    char *text = NULL;
+    CHECK(bundleidx_localized_string(app, "greeting", NULL, NULL, &text) == 0 && text && strcmp(text, "Bonjour") == 0);
+    bundleidx_free(text);
     /* Languages apply to bundles opened afterwards; this one keeps French. */
     CHECK(bundleidx_set_languages(index, NULL) == 0);
     CHECK(found_at(app, "Localizable", "strings", NULL, NULL, "fr.lproj/Localizable.strings"));
@@ -277,6 +302,7 @@ int main(int argc, char **argv) {
         test_path_for_resource(app);
         test_paths_for_resources(app);
         test_info_string(app);
+        test_localized_string(app);
         test_threads(index, app);
         bundleidx_bundle_close(app);
     }

@@ -141,6 +141,27 @@ public func bundleidxInfoString(_ bundle: OpaquePointer?, _ key: CString?, _ out
     }
 }
 
+/// `Bundle.localizedString(forKey:value:table:)` (`bundleidx_localized_string`): the entry, or
+/// Foundation's default with `BUNDLEIDX_NOT_FOUND`.
+@c(bundleidx_localized_string)
+public func bundleidxLocalizedString(_ bundle: OpaquePointer?, _ key: CString?, _ value: CString?, _ table: CString?,
+                                     _ out: CStringOut?) -> Int32 {
+    guard let out else { return CResult.argument }
+    out.pointee = nil
+    guard let handle = Unmanaged<BundleHandle>.handle(bundle)?.takeUnretainedValue(),
+          case let .some(key?) = CText.optional(key), case let .some(value) = CText.optional(value),
+          case let .some(table) = CText.optional(table) else { return CResult.argument }
+    do {
+        let entry = try handle.bundle.localizedStringEntry(forKey: key, table: table)
+        let answer = try entry ?? handle.bundle.localizedString(forKey: key, value: value, table: table)
+        guard let copy = CText.copy(answer) else { return CResult.noMemory }
+        out.pointee = copy
+        return entry == nil ? CResult.notFound : CResult.ok
+    } catch {
+        return CResult.code(for: error)
+    }
+}
+
 /// The sentence naming a return code (`bundleidx_strerror`).
 @c(bundleidx_strerror)
 public func bundleidxStrerror(_ code: Int32) -> CString {
