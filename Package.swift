@@ -80,6 +80,9 @@ let package = Package(
         .executableTarget(name: "BuildUntilCommit", dependencies: ["BundleIndex"], path: "Tests/BuildUntilCommit"),
         // Faults inside and outside an index's map, for the test of the CLI's crash guard.
         .executableTarget(name: "FaultProbe", dependencies: ["BundleIndex"], path: "Tests/FaultProbe"),
+        // The drop-in's one-line migration, before and after (DropInProgramTests runs both).
+        .executableTarget(name: "dropin-foundation", path: "Examples/dropin/Foundation"),
+        .executableTarget(name: "dropin-indexed", dependencies: ["BundleIndexFoundation"], path: "Examples/dropin/Indexed"),
         .testTarget(
             name: "BundleIndexTests",
             dependencies: ["BundleIndex", "BundleIndexJSON", "BundleIndexFoundation", .product(name: "Logging", package: "swift-log")]
