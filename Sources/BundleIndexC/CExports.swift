@@ -79,13 +79,14 @@ public func bundleidxPathForResource(_ bundle: OpaquePointer?, _ name: CString?,
           case let .some(localization) = CText.optional(localization) else { return CResult.argument }
     do {
         // The bundle handle is borrowed for the call (no retain): the caller keeps it open.
+        // The String-returning lookups keep their answers until the next commit (AnswerCache),
+        // so a repeated lookup costs a hash and a copy.
         let copied: UnsafeMutablePointer<CChar>?? = try handle._withUnsafeGuaranteedRef { h in
             if let localization {
                 return try h.bundle.path(forResource: name, ofType: type, inDirectory: subdirectory,
                                          forLocalization: localization).map { CText.copy($0) }
             }
-            // The allocation-free lookup: the path's bytes go straight into the C string.
-            return try h.bundle.withPath(forResource: name, ofType: type, inDirectory: subdirectory) { CText.copy($0) }
+            return try h.bundle.path(forResource: name, ofType: type, inDirectory: subdirectory).map { CText.copy($0) }
         }
         guard let found = copied else { return CResult.notFound }
         guard let path = found else { return CResult.noMemory }
