@@ -10,8 +10,15 @@ struct StatsCommand: ParsableCommand {
         Sizes are shown in binary units (KiB, MiB, GiB) and the last build's time as local \
         ISO 8601 time; --json gives the raw numbers (bytes, seconds since 1970, milliseconds).
 
-        Example:
+        --detail also says where the bytes go: for each database of the index (meta, bundles, \
+        identifiers, resources, strings) its entries, their key and value bytes and the pages it \
+        takes, and the same per kind of record in the resources database (directory listings, \
+        exact-name, name and type records). It reads every record, so it takes longer on a \
+        large index.
+
+        Examples:
           bundleidx stats --json
+          bundleidx stats --detail
         """
     )
 
@@ -20,10 +27,17 @@ struct StatsCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
+    @Flag(name: .long, help: "Also show the bytes of each database and kind of record.")
+    var detail = false
+
     func run() throws {
         let reader = try options.openReader()
         let s: IndexReader.Statistics
-        do { s = try reader.statistics() } catch { throw fail(error) }
+        var storage: [IndexReader.StorageUse] = []
+        do {
+            s = try reader.statistics()
+            if detail { storage = try reader.storageUse() }
+        } catch { throw fail(error) }
         if json {
             print(JSONText.render([
                 ("path", .string(s.path)), ("formatVersion", .int(Int64(s.formatVersion))),
@@ -36,7 +50,11 @@ struct StatsCommand: ParsableCommand {
                 ("watcherRunning", .bool(s.watcherRunning)),
                 ("watchedDirectories", .int(Int64(s.watchedDirectories))),
                 ("unwatchedDirectories", .int(Int64(s.unwatchedDirectories))),
-            ]))
+            ] + (detail ? [("storage", .array(storage.map { use in
+                .object([("database", .string(use.database)), ("kind", .string(use.kind)),
+                         ("entries", .int(Int64(use.entries))), ("payloadBytes", .int(Int64(use.payloadBytes))),
+                         ("pageBytes", use.pageBytes.map { .int(Int64($0)) } ?? .null)])
+            }))] : [])))
             return
         }
         print("index: \(s.path)")
@@ -52,6 +70,13 @@ struct StatsCommand: ParsableCommand {
             let running = s.watcherRunning ? "running, pid \(s.watcherPID)" : "not running"
             print("watcher: \(state) (\(running)); \(s.watchedDirectories) directories watched"
                   + (s.unwatchedDirectories > 0 ? ", \(s.unwatchedDirectories) unwatched (watch limit reached; rescanned periodically)" : ""))
+        }
+        guard detail else { return }
+        print("storage (keys and values; pages add LMDB's page headers and free space):")
+        for use in storage {
+            let label = use.kind == "all" ? use.database : "  " + use.kind
+            let pages = use.pageBytes.map { ", \(HumanUnits.byteCount($0)) in pages" } ?? ""
+            print("  \(label): \(use.entries) entries, \(HumanUnits.byteCount(use.payloadBytes))\(pages)")
         }
     }
 }

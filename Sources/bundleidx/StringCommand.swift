@@ -7,21 +7,16 @@ struct StringCommand: ParsableCommand {
         commandName: "string",
         abstract: "Find a localized string as NSLocalizedString does.",
         discussion: """
-        BUNDLE is a bundle path or a CFBundleIdentifier. Prints the entry for KEY
-        of the table (Localizable unless --table) the bundle search pattern finds:
-        the TABLE.strings a lookup of TABLE with type strings returns, overridden
-        by the TABLE.stringsdict found the same way. Only that one file counts: a
-        key missing from it is not looked for elsewhere. The entries come from the
-        index (build and watch read every strings table); nothing is parsed here.
-        --localization looks in the global folder, then that lproj only, like
-        CFBundleCopyLocalizedStringForLocalization. See docs/search-pattern.md,
-        "Localized strings".
+        BUNDLE is a bundle path or a CFBundleIdentifier. Prints the entry for KEY of the table \
+        (Localizable unless --table) the bundle search pattern finds: the TABLE.strings a lookup \
+        of TABLE with type strings returns, overridden by the TABLE.stringsdict found the same \
+        way. Only that one file counts: a key missing from it is not looked for elsewhere. The \
+        entries come from the index (build and watch read every strings table); nothing is parsed \
+        here. --localization looks in the global folder, then that lproj only, like \
+        CFBundleCopyLocalizedStringForLocalization. See docs/search-pattern.md, "Localized strings".
 
-        A missing key prints nothing and exits 1 (Foundation would answer the key
-        itself, or its value: argument).
-
-        Exit codes: 0 found, 1 not found, 2 usage error, 3 index error, 4 table
-        not in the index.
+        A missing key prints nothing and exits as not found (Foundation would answer the key \
+        itself, or its value: argument). A table too large to have been indexed is bad input.
 
         Examples:
           bundleidx string com.example.phone hello

@@ -6,7 +6,8 @@ import Testing
 
 @Suite("bundleidx command line: text for people")
 struct CLIReadabilityTests {
-    static let commands = ["", "build", "query", "paths", "localizations", "bundles", "info", "stats", "watch", "sync", "verify"]
+    static let commands = ["", "build", "query", "paths", "localizations", "bundles", "info", "string", "stats", "watch",
+                           "sync", "verify"]
 
     /// The overview and discussion part of `--help` (everything before USAGE) at `columns`.
     static func helpText(_ command: String, columns: Int) throws -> [Substring] {
@@ -79,6 +80,17 @@ struct CLIReadabilityTests {
         #expect(!plain.stdout.contains(String(stats.builtAt)) && !plain.stdout.contains(String(stats.indexBytes)))
         let json = try run([bundleidxBinary, "stats", "--json", "--index", f.indexPath]).stdout
         #expect(json.contains("\"builtAt\":\(stats.builtAt)") && json.contains("\"indexBytes\":\(stats.indexBytes)"), "\(json)")
+        #expect(!json.contains("\"storage\""))
+        // --detail: one line per database and kind of record, in binary units; the JSON adds them raw.
+        let detail = try run([bundleidxBinary, "stats", "--detail", "--index", f.indexPath])
+        #expect(detail.status == 0)
+        let lines = detail.stdout.split(separator: "\n").drop { !$0.hasPrefix("storage") }.dropFirst()
+        #expect(lines.count >= 6, "\(detail.stdout)")
+        #expect(lines.allSatisfy { $0.contains(/: \d+ entries, \d+(\.\d)? (bytes|KiB|MiB|GiB)/) }, "\(lines)")
+        let detailJSON = try run([bundleidxBinary, "stats", "--detail", "--json", "--index", f.indexPath]).stdout
+        let storage = try #require((try JSONSerialization.jsonObject(with: Data(detailJSON.utf8)) as? [String: Any])?["storage"]
+                                   as? [[String: Any]])
+        #expect(storage.map { $0["database"] as? String } .contains("resources") && storage.count == lines.count)
     }
 
     @Test("every command that reads or writes an index takes --index")

@@ -312,4 +312,28 @@ struct StoreTests {
                     == BundleInfo(record: full, context: context).infoDictionary)
         }
     }
+
+    @Test("storageUse: every database's entries and bytes, the resources database by kind of record")
+    func storageUse() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
+            "A.app/a.txt": "", "A.app/b.txt": "", "A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"A\";",
+            "A.app/en.lproj/Localizable.strings": "\"k\" = \"v\";",
+        ])
+        try fixture.build()
+        let use = try fixture.reader().storageUse()
+        let whole = use.filter { $0.kind == "all" }
+        #expect(whole.map(\.database) == ["meta", "bundles", "identifiers", "resources", "strings"])
+        #expect(whole.allSatisfy { ($0.pageBytes ?? 0) >= $0.payloadBytes || $0.entries == 0 })
+        #expect(whole.first { $0.database == "bundles" }?.entries == 1)
+        #expect(whole.first { $0.database == "identifiers" }?.entries == 1)
+        let resources = use.filter { $0.database == "resources" && $0.kind != "all" }
+        let resourcesAll = try #require(whole.first { $0.database == "resources" })
+        #expect(resources.map(\.entries).reduce(0, +) == resourcesAll.entries)
+        #expect(resources.map(\.payloadBytes).reduce(0, +) == resourcesAll.payloadBytes)
+        #expect(resources.contains { $0.kind == "localized Info tables (InfoPlist.strings)" && $0.entries == 1 })
+        #expect(resources.contains { $0.kind == "exact-name records" && $0.entries >= 5 })
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: fixture.indexPath + "/data.mdb")[.size] as? Int)
+        #expect(whole.compactMap(\.pageBytes).reduce(0, +) <= size)
+    }
 }

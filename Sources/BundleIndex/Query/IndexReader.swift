@@ -88,6 +88,33 @@ public final class IndexReader: Sendable {
     /// The generation read last, with the transaction it was read in.
     private let lastGeneration = Mutex<(transaction: UInt64, generation: UInt64)?>(nil)
 
+    /// Where the index's bytes go (`bundleidx stats --detail`): for each LMDB database its
+    /// entries, their key and value bytes and the pages it takes, then the same per kind of
+    /// record where a database holds several. Reads every record of one snapshot.
+    public func storageUse() throws -> [StorageUse] {
+        try store.read { try $0.storageUse() }.map {
+            StorageUse(database: $0.database, kind: $0.kind, entries: $0.entries, payloadBytes: $0.payloadBytes,
+                       pageBytes: $0.pageBytes)
+        }
+    }
+
+    /// One line of `storageUse()`.
+    public struct StorageUse: Sendable, Equatable {
+        /// The LMDB database: meta, bundles, identifiers, resources or strings
+        /// (docs/index-format.md).
+        public let database: String
+        /// "all" for the whole database, else a kind of record in it ("directory listings",
+        /// "exact-name records", ...).
+        public let kind: String
+        /// Entries (key and value pairs).
+        public let entries: Int
+        /// Their keys' and values' bytes.
+        public let payloadBytes: Int
+        /// For "all": the bytes of the database's B-tree pages, payload, page headers and free
+        /// space in pages included; nil for a kind of record.
+        public let pageBytes: Int?
+    }
+
     /// What the index holds and who keeps it up to date (`bundleidx stats`).
     public func statistics() throws -> Statistics {
         try store.read { snap in

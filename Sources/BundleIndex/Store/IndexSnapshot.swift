@@ -204,6 +204,44 @@ struct IndexSnapshot {
         try txn.entryCount(store.resources)
     }
 
+    /// What the index's bytes hold (for `stats --detail`): per database its pages, and per kind
+    /// of record (the tag its value starts with) the entries and their key and value bytes.
+    /// Reads every record.
+    func storageUse() throws -> [(database: String, kind: String, entries: Int, payloadBytes: Int, pageBytes: Int?)] {
+        var out: [(database: String, kind: String, entries: Int, payloadBytes: Int, pageBytes: Int?)] = []
+        let databases: [(String, IndexStore.MDB_dbi_t)] = [("meta", store.meta), ("bundles", store.bundles),
+                                               ("identifiers", store.identifiers), ("resources", store.resources),
+                                               ("strings", store.strings)]
+        for (name, dbi) in databases {
+            var kinds: [String: (entries: Int, bytes: Int)] = [:]
+            try txn.scan(dbi, prefix: []) { key, value in
+                let kind = Self.recordKind(database: name, value: value)
+                kinds[kind, default: (0, 0)].entries += 1
+                kinds[kind, default: (0, 0)].bytes += key.count + value.count
+                return true
+            }
+            out.append((name, "all", kinds.values.reduce(0) { $0 + $1.entries }, kinds.values.reduce(0) { $0 + $1.bytes },
+                        try txn.pageBytes(dbi)))
+            for (kind, use) in kinds.sorted(by: { $0.value.bytes > $1.value.bytes }) where kinds.count > 1 {
+                out.append((name, kind, use.entries, use.bytes, nil))
+            }
+        }
+        return out
+    }
+
+    /// What a record of `database` is, by its value's first byte (docs/index-format.md).
+    private static func recordKind(database: String, value: UnsafeRawBufferPointer) -> String {
+        guard database == "resources", let tag = value.first else { return "records" }
+        switch tag {
+        case RecordTag.directory.rawValue: return "directory listings"
+        case RecordTag.names.rawValue: return "name records (several entries)"
+        case RecordTag.types.rawValue: return "type records"
+        case RecordTag.strings.rawValue: return "localized Info tables (InfoPlist.strings)"
+        case 0xE0...0xE7: return "exact-name records"
+        default: return "other"
+        }
+    }
+
     /// Number of entries in the strings database (for `stats`).
     func stringsRecordCount() throws -> Int {
         try txn.entryCount(store.strings)

@@ -402,6 +402,13 @@ final class LMDBTransaction: @unchecked Sendable {
         return removed
     }
 
+    /// The pages a database's B-tree holds (branch, leaf and overflow) times the page size.
+    func pageBytes(_ dbi: MDB_dbi) throws -> Int {
+        var st = MDB_stat()
+        try check(mdb_stat(handle, dbi, &st))
+        return (Int(st.ms_branch_pages) + Int(st.ms_leaf_pages) + Int(st.ms_overflow_pages)) * Int(st.ms_psize)
+    }
+
     /// Number of entries in a database (`mdb_stat`), without reading them.
     func entryCount(_ dbi: MDB_dbi) throws -> Int {
         var st = MDB_stat()
