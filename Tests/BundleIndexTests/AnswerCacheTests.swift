@@ -97,4 +97,35 @@ struct AnswerCacheTests {
         memo.store(5, transaction: 2)
         #expect(memo.value(newest: 3) == .some(nil), "an older value does not replace a newer one")
     }
+
+    @Test("a bundle opened again by path before the next commit is the one opened first; after it, a new one")
+    func reopenedBundles() throws {
+        let composed = "Caf\u{E9}.app", decomposed = "Cafe\u{301}.app"
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
+            "A.app/a.txt": "",
+            composed + "/Info.plist": infoPlist(["CFBundleIdentifier": "composed"]),
+        ])
+        // Not in the same dictionary literal: as Swift String keys the two names are one.
+        try fixture.add([decomposed + "/Info.plist": infoPlist(["CFBundleIdentifier": "decomposed"])])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: fixture.root).map { Array($0.utf8) }).count == 3)
+        try fixture.build()
+        let reader = try fixture.reader()
+        let first = try #require(try reader.bundle(atPath: fixture.root + "/A.app", context: .foundationLinux))
+        let again = try #require(try reader.bundle(atPath: fixture.root + "/A.app", context: .foundationLinux))
+        #expect(first.plan === again.plan)
+        let apple = try #require(try reader.bundle(atPath: fixture.root + "/A.app", context: .apple(languages: ["fr"])))
+        #expect(apple.plan !== first.plan && apple.context == .apple(languages: ["fr"]))
+        // Spellings Swift's String calls equal are two folders, two bundles.
+        #expect(composed == decomposed)
+        #expect(try reader.bundle(atPath: fixture.root + "/" + composed)?.bundleIdentifier == "composed")
+        #expect(try reader.bundle(atPath: fixture.root + "/" + decomposed)?.bundleIdentifier == "decomposed")
+        #expect(try reader.bundle(atPath: fixture.root + "/" + composed)?.bundleIdentifier == "composed")
+
+        try fixture.add(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.changed"]), "A.app/b.txt": ""])
+        try fixture.build()
+        let after = try #require(try reader.bundle(atPath: fixture.root + "/A.app", context: .foundationLinux))
+        #expect(after.plan !== first.plan && after.bundleIdentifier == "com.example.changed")
+        #expect(try after.path(forResource: "b", ofType: "txt") == fixture.root + "/A.app/b.txt")
+    }
 }

@@ -90,3 +90,35 @@ final class TransactionMemo<Value: Sendable>: Sendable {
         }
     }
 }
+
+/// The bundles an `IndexReader` opened by path, kept for the LMDB transaction their records were
+/// read in, so that opening one again before the next commit costs a dictionary look-up (as
+/// Foundation's `Bundle(path:)` returns the bundle it made before, but without outliving a
+/// change of the index).
+final class OpenedBundles: Sendable {
+    /// At most this many bundles; when full, it starts again empty.
+    static let capacity = 1024
+
+    /// Paths (as given, made absolute) → the plans opened by each spelling and context. The
+    /// dictionary's String keys treat canonically equivalent spellings as one ("café" composed
+    /// or not), the file system does not: each entry keeps its spelling, compared as bytes.
+    private let state = Mutex<(transaction: UInt64, plans: [String: [(path: String, plan: SearchPlan)]])>((0, [:]))
+
+    func plan(path: String, context: SearchContext, newest: UInt64) -> SearchPlan? {
+        state.withLock { state in
+            guard state.transaction == newest, let opened = state.plans[path] else { return nil }
+            return opened.first { sameBytes($0.path, path) && $0.plan.context == context }?.plan
+        }
+    }
+
+    func remember(_ plan: SearchPlan, path: String, transaction: UInt64) {
+        state.withLock { state in
+            if transaction != state.transaction {
+                guard transaction > state.transaction else { return }
+                state = (transaction, [:])
+            }
+            if state.plans.count >= Self.capacity { state.plans.removeAll(keepingCapacity: true) }
+            state.plans[path, default: []].append((path, plan))
+        }
+    }
+}

@@ -26,20 +26,32 @@ public final class IndexReader: Sendable {
     public var path: String { store.path }
 
     /// A bundle by its path (as given to `build`, or through symbolic links to it), or nil when
-    /// the index does not hold it.
+    /// the index does not hold it. Opened again before the next commit of the index, the same
+    /// path and context give back the bundle opened first (its answers kept in memory too).
     public func bundle(atPath path: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
         let absolute = PathText.absolute(path, currentDirectory: ProcessEnvironment.currentDirectory())
+        let newest = store.environment.newestTransactionID()
+        if let plan = openedBundles.plan(path: absolute, context: context, newest: newest) {
+            return IndexedBundle(reader: self, plan: plan)
+        }
         let wanted = { BundleInfo.mayRead(infoPlistNamed: $0, context) }
-        if let record = try store.read({ try $0.bundle(path: absolute, forQueriesReading: wanted) }) {
-            return IndexedBundle(reader: self, record: record, context: context)
+        var (record, transaction) = try store.read { snap in
+            (try snap.bundle(path: absolute, forQueriesReading: wanted), snap.transactionID)
         }
         // Named through a link: compare resolved paths.
-        if let real = FileSystem.realPath(absolute), real != absolute,
-           let record = try store.read({ try $0.bundle(path: real, forQueriesReading: wanted) }) {
-            return IndexedBundle(reader: self, record: record, context: context)
+        if record == nil, let real = FileSystem.realPath(absolute), real != absolute {
+            (record, transaction) = try store.read { snap in
+                (try snap.bundle(path: real, forQueriesReading: wanted), snap.transactionID)
+            }
         }
-        return nil
+        guard let record else { return nil }
+        let bundle = IndexedBundle(reader: self, record: record, context: context)
+        openedBundles.remember(bundle.plan, path: absolute, transaction: transaction)
+        return bundle
     }
+
+    /// The bundles `bundle(atPath:)` opened in the newest transaction.
+    private let openedBundles = OpenedBundles()
 
     /// The bundle whose Info.plist declares `identifier` (the first by path when several do).
     public func bundle(identifier: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {

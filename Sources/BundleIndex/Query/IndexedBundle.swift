@@ -24,8 +24,12 @@ public struct IndexedBundle: Sendable {
     private var info: BundleInfo { plan.info }
 
     init(reader: IndexReader, record: BundleRecord, context: SearchContext) {
+        self.init(reader: reader, plan: SearchPlan(record: record, context: context))
+    }
+
+    init(reader: IndexReader, plan: SearchPlan) {
         self.reader = reader
-        self.plan = SearchPlan(record: record, context: context)
+        self.plan = plan
     }
 
     /// The same bundle answering under another context.
