@@ -65,7 +65,7 @@ struct StringCommand: ParsableCommand {
             }
         } catch { throw fail(error) }
         if json {
-            print(JSONText.render([("bundle", .string(b.bundlePath)), ("table", .string(table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable")),
+            print(JSONText.render([("bundle", .string(b.bundlePath)), ("table", .string(IndexedBundle.stringsTableName(table))),
                                    ("key", .string(key)), ("value", value.map(JSONText.string) ?? .null)]))
         } else if let value {
             PlainOutput.emit(value, nullTerminated: nullTerminated)

@@ -46,48 +46,34 @@ final class AnswerCache: Sendable {
     /// At most this many answers per bundle; when full, the cache starts again empty.
     static let capacity = 4096
 
-    private let state = Mutex<(transaction: UInt64, answers: [Query: String?])>((0, [:]))
+    private let answers = TransactionScoped<[Query: String?]>(empty: [:])
 
     /// The answer stored for `query` in transaction `newest`; nil when there is none (`.some(nil)`
     /// is a stored miss).
     func answer(for query: Query, newest: UInt64) -> String?? {
-        state.withLock { state in state.transaction == newest ? state.answers[query] : nil }
+        answers.read(newest: newest) { $0[query] }
     }
 
     /// Keeps `answer`, read in transaction `transaction`; answers of older transactions are
     /// dropped, an answer older than the kept ones is not kept.
     func store(_ answer: String?, for query: Query, transaction: UInt64) {
-        state.withLock { state in
-            if transaction != state.transaction {
-                guard transaction > state.transaction else { return }
-                state.transaction = transaction
-                state.answers.removeAll(keepingCapacity: true)
-            }
-            if state.answers.count >= Self.capacity { state.answers.removeAll(keepingCapacity: true) }
-            state.answers[query] = .some(answer)
-        }
+        answers.update(transaction: transaction) { $0.set(answer, for: query, bounded: Self.capacity) }
     }
 }
 
 /// One value read from the index, kept for the LMDB transaction it was read in (as
 /// `AnswerCache` keeps answers).
 final class TransactionMemo<Value: Sendable>: Sendable {
-    private let state = Mutex<(transaction: UInt64, value: Value)?>(nil)
+    private let kept = TransactionScoped<Value?>(empty: nil)
 
     /// The value kept for transaction `newest`, if any.
     func value(newest: UInt64) -> Value? {
-        state.withLock { state -> Value? in
-            guard let kept = state, kept.transaction == newest else { return nil }
-            return .some(kept.value)
-        }
+        kept.read(newest: newest) { $0 }
     }
 
     /// Keeps `value`, read in `transaction`, unless a newer one is kept.
     func store(_ value: Value, transaction: UInt64) {
-        state.withLock { state in
-            if let kept = state, kept.transaction > transaction { return }
-            state = (transaction, value)
-        }
+        kept.update(transaction: transaction) { $0 = value }
     }
 }
 
@@ -102,23 +88,60 @@ final class OpenedBundles: Sendable {
     /// Paths (as given, made absolute) → the plans opened by each spelling and context. The
     /// dictionary's String keys treat canonically equivalent spellings as one ("café" composed
     /// or not), the file system does not: each entry keeps its spelling, compared as bytes.
-    private let state = Mutex<(transaction: UInt64, plans: [String: [(path: String, plan: SearchPlan)]])>((0, [:]))
+    private let plans = TransactionScoped<[String: [(path: String, plan: SearchPlan)]]>(empty: [:])
 
     func plan(path: String, context: SearchContext, newest: UInt64) -> SearchPlan? {
-        state.withLock { state in
-            guard state.transaction == newest, let opened = state.plans[path] else { return nil }
-            return opened.first { sameBytes($0.path, path) && $0.plan.context == context }?.plan
+        plans.read(newest: newest) { plans in
+            plans[path]?.first { sameBytes($0.path, path) && $0.plan.context == context }?.plan
         }
     }
 
     func remember(_ plan: SearchPlan, path: String, transaction: UInt64) {
+        plans.update(transaction: transaction) { plans in
+            if plans.count >= Self.capacity { plans.removeAll(keepingCapacity: true) }
+            plans[path, default: []].append((path, plan))
+        }
+    }
+}
+
+/// What the reads of one LMDB transaction produced, kept until a newer transaction's reads
+/// replace it — the one rule behind every answer kept in memory for repeat asks
+/// (`AnswerCache`, `TransactionMemo`, `OpenedBundles`, `LocalizedStringMemo`): every commit moves
+/// the newest transaction id, a value kept for another transaction is never handed out, and
+/// what an older transaction read never replaces what a newer one read.
+final class TransactionScoped<Value: Sendable>: Sendable {
+    private let empty: Value
+    private let state: Mutex<(transaction: UInt64, value: Value)>
+
+    init(empty: Value) {
+        self.empty = empty
+        state = Mutex((0, empty))
+    }
+
+    /// `body` applied to the value kept for transaction `newest`; nil when the value kept is
+    /// another transaction's.
+    func read<R>(newest: UInt64, _ body: (Value) -> R?) -> R? {
+        state.withLock { state in state.transaction == newest ? body(state.value) : nil }
+    }
+
+    /// Changes the value with what transaction `transaction` read: a newer transaction starts
+    /// from the empty value, an older one changes nothing.
+    func update(transaction: UInt64, _ body: (inout Value) -> Void) {
         state.withLock { state in
             if transaction != state.transaction {
                 guard transaction > state.transaction else { return }
-                state = (transaction, [:])
+                state = (transaction, empty)
             }
-            if state.plans.count >= Self.capacity { state.plans.removeAll(keepingCapacity: true) }
-            state.plans[path, default: []].append((path, plan))
+            body(&state.value)
         }
+    }
+}
+
+extension Dictionary {
+    /// Sets `value` for `key`; a dictionary already holding `capacity` entries is emptied first,
+    /// so that what is kept for repeat asks stays bounded.
+    mutating func set(_ value: Value, for key: Key, bounded capacity: Int) {
+        if count >= capacity { removeAll(keepingCapacity: true) }
+        self[key] = value
     }
 }

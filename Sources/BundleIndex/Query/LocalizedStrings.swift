@@ -25,6 +25,11 @@ extension IndexedBundle {
         Self.answer(try localizedStringEntry(forKey: key, table: table, forLocalization: localization), key: key, value: value)
     }
 
+    /// The table a `table` argument names: `Localizable` for nil or "", as in Foundation.
+    public static func stringsTableName(_ table: String?) -> String {
+        table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+    }
+
     /// CF's answer for a key the table has (`entry`) or not: `value`, else the key.
     private static func answer(_ entry: String?, key: String, value: String?) -> String {
         if let entry { return entry }
@@ -35,7 +40,7 @@ extension IndexedBundle {
     /// The table's own entry for `key` (see `localizedString(forKey:value:table:)`), nil when
     /// it has none.
     public func localizedStringEntry(forKey key: String, table: String?) throws -> String? {
-        let name = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+        let name = Self.stringsTableName(table)
         let newest = reader.store.environment.newestTransactionID()
         if let known = plan.strings.answer(table: name, key: key, transaction: newest) { return known }
         let (answer, transaction) = try entry(key, name, .unspecified)
@@ -47,7 +52,7 @@ extension IndexedBundle {
     /// `path(forResource:ofType:inDirectory:forLocalization:)` finds them: the global folder,
     /// then `localization.lproj` (CF's `CFBundleCopyLocalizedStringForLocalization`).
     public func localizedStringEntry(forKey key: String, table: String?, forLocalization localization: String?) throws -> String? {
-        try entry(key, table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable", .given(localization)).answer
+        try entry(key, Self.stringsTableName(table), .given(localization)).answer
     }
 
     /// The entry of table `name` for `key`, and the transaction it was read in.
@@ -118,53 +123,37 @@ final class LocalizedStringMemo: Sendable {
     }
 
     private struct State {
-        var transaction: UInt64 = 0
         var answers: [Key: String?] = [:]
         /// Per table name (`Key.key` empty): the files its lookups found, `.stringsdict` first.
         var files: [Key: [StringsKey.Table]] = [:]
-
-        /// Whether what was read in `transaction` may be kept: yes, after forgetting what an
-        /// older one read; no for an older one (as `AnswerCache` keeps answers).
-        mutating func start(_ transaction: UInt64) -> Bool {
-            guard self.transaction != transaction else { return true }
-            guard transaction > self.transaction else { return false }
-            self.transaction = transaction
-            answers.removeAll(keepingCapacity: true)
-            files.removeAll(keepingCapacity: true)
-            return true
-        }
     }
 
     /// More distinct keys than this and the memo starts again (memory stays bounded).
     static let capacity = 4096
 
-    private let state = Mutex(State())
+    private let state = TransactionScoped(empty: State())
 
     /// The remembered answer (`.some(nil)`: the table has no such key), if there is one read
     /// in `transaction`.
     func answer(table: String, key: String, transaction: UInt64) -> String?? {
-        state.withLock { s in s.transaction == transaction ? s.answers[Key(table: table, key: key)] : nil }
+        state.read(newest: transaction) { $0.answers[Key(table: table, key: key)] }
     }
 
     func remember(_ answer: String?, table: String, key: String, transaction: UInt64) {
-        state.withLock { s in
-            guard s.start(transaction) else { return }
-            if s.answers.count >= Self.capacity { s.answers.removeAll(keepingCapacity: true) }
-            s.answers[Key(table: table, key: key)] = .some(answer)
+        state.update(transaction: transaction) {
+            $0.answers.set(answer, for: Key(table: table, key: key), bounded: Self.capacity)
         }
     }
 
     /// The table files a lookup of `table` found in `transaction`, if remembered: a key not
     /// asked before then costs its entry read alone.
     func files(table: String, transaction: UInt64) -> [StringsKey.Table]? {
-        state.withLock { s in s.transaction == transaction ? s.files[Key(table: table, key: "")] : nil }
+        state.read(newest: transaction) { $0.files[Key(table: table, key: "")] }
     }
 
     func remember(files: [StringsKey.Table], table: String, transaction: UInt64) {
-        state.withLock { s in
-            guard s.start(transaction) else { return }
-            if s.files.count >= Self.capacity { s.files.removeAll(keepingCapacity: true) }
-            s.files[Key(table: table, key: "")] = files
+        state.update(transaction: transaction) {
+            $0.files.set(files, for: Key(table: table, key: ""), bounded: Self.capacity)
         }
     }
 }
