@@ -66,7 +66,7 @@ public struct IndexedBundle: Sendable {
     /// `subpath` of the resource folder and of each language folder.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
         try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .none)) { snap in
-            try single(in: snap, name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
+            try single(in: snap, name, type, subpath, direct: Self.pathString, general: absolute)
         }
     }
 
@@ -100,7 +100,7 @@ public struct IndexedBundle: Sendable {
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
                      forLocalization localization: String?) throws -> String? {
         try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .some(localization))) { snap in
-            try localized(in: snap, name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
+            try localized(in: snap, name, type, subpath, localization, direct: Self.pathString,
                           general: absolute)
         }
     }
@@ -109,10 +109,7 @@ public struct IndexedBundle: Sendable {
     /// memory: what a first ask costs, for the benchmarks that guard the engine.
     @_spi(Engine)
     public func pathReadingIndex(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
-        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
-        return try reader.store.read { snap in
-            try single(in: snap, name, type, subpath, direct: { String(decoding: $0.path, as: UTF8.self) }, general: absolute)
-        }
+        try single(name, type, subpath, direct: Self.pathString, general: absolute)
     }
 
     /// `path(forResource:ofType:inDirectory:forLocalization:)` read from the index even when the
@@ -120,12 +117,11 @@ public struct IndexedBundle: Sendable {
     @_spi(Engine)
     public func pathReadingIndex(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
                                  forLocalization localization: String?) throws -> String? {
-        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
-        return try reader.store.read { snap in
-            try localized(in: snap, name, type, subpath, localization, direct: { String(decoding: $0.path, as: UTF8.self) },
-                          general: absolute)
-        }
+        try localized(name, type, subpath, localization, direct: Self.pathString, general: absolute)
     }
+
+    /// A direct hit's path as a `String`.
+    private static func pathString(_ hit: DirectLookup.Hit) -> String { String(decoding: hit.path, as: UTF8.self) }
 
     /// A path answer from the bundle's `AnswerCache` when the index has not changed since it
     /// was read, else `read` in a new snapshot (and the answer kept).
