@@ -1,0 +1,170 @@
+import CLMDB
+
+import Glibc
+
+/// One LMDB transaction, used by one thread at a time (read transactions move between threads
+/// through the environment's pool; `MDB_NOTLS` allows it). Every `get` and cursor step is
+/// counted in `reads`, which is how the tests
+/// prove that a query does a bounded number of point reads.
+final class LMDBTransaction: @unchecked Sendable {
+    private(set) var handle: OpaquePointer?
+    let readOnly: Bool
+    var reads = 0
+
+    init(environment: LMDBEnvironment, readOnly: Bool) throws {
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        if rc == MDB_READERS_FULL && environment.clearStaleReaders() > 0 {
+            rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        }
+        try check(rc)
+        self.handle = txn
+        self.readOnly = readOnly
+    }
+
+    deinit { abort() }
+
+    /// `mdb_txn_reset`: releases the snapshot, keeps the reader slot (read-only transactions).
+    func reset() {
+        if let txn = handle { mdb_txn_reset(txn) }
+    }
+
+    /// `mdb_txn_renew`: a reset read transaction takes the newest snapshot again.
+    func renew() throws {
+        guard let txn = handle else { throw LMDBError.panic }
+        reads = 0
+        try check(mdb_txn_renew(txn))
+    }
+
+    /// `mdb_txn_id`: the snapshot's transaction id.
+    var id: UInt64 { handle.map { UInt64(mdb_txn_id($0)) } ?? 0 }
+
+    func commit() throws {
+        guard let txn = handle else { return }
+        handle = nil
+        try check(mdb_txn_commit(txn))
+    }
+
+    func abort() {
+        guard let txn = handle else { return }
+        handle = nil
+        mdb_txn_abort(txn)
+    }
+
+    /// Point read. The returned buffer points into the memory map and is valid only until the
+    /// transaction ends: callers decode it before returning.
+    func get(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        reads += 1
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_get(handle, dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc)
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    func get(_ dbi: MDB_dbi, key: [UInt8]) throws -> [UInt8]? {
+        try key.withUnsafeBytes { k in try get(dbi, key: k).map { Array($0) } }
+    }
+
+    func put(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8], append: Bool = false) throws {
+        try key.withUnsafeBytes { k in
+            try value.withUnsafeBytes { v in try put(dbi, key: k, value: v, append: append) }
+        }
+    }
+
+    /// `mdb_put` from borrowed buffers (LMDB copies both). With `append`, keys must come in
+    /// increasing order and land after every existing key: LMDB then fills pages completely.
+    func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, append: Bool = false) throws {
+        var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try check(mdb_put(handle, dbi, &kv, &vv, append ? UInt32(MDB_APPEND) : 0))
+    }
+
+    /// Deletes a key (all its duplicates in a dupsort database, or only `value` when given).
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8]? = nil) throws -> Bool {
+        try key.withUnsafeBytes { k in
+            var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+            let rc: Int32
+            if let value {
+                rc = value.withUnsafeBytes { v in
+                    var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+                    return mdb_del(handle, dbi, &kv, &vv)
+                }
+            } else {
+                rc = mdb_del(handle, dbi, &kv, nil)
+            }
+            if rc == MDB_NOTFOUND { return false }
+            try check(rc)
+            return true
+        }
+    }
+
+    /// Visits every (key, value) pair whose key starts with `prefix`, in key order. `body` returns
+    /// false to stop early. Buffers are valid only during the call.
+    func scan(_ dbi: MDB_dbi, prefix: [UInt8],
+              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        try prefix.withUnsafeBytes { p in
+            var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
+            var v = MDB_val()
+            var op = p.count == 0 ? MDB_FIRST : MDB_SET_RANGE
+            while true {
+                reads += 1
+                let rc = mdb_cursor_get(cursor, &k, &v, op)
+                if rc == MDB_NOTFOUND { return }
+                try check(rc)
+                let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+                guard key.starts(with: p) else { return }
+                if try !body(key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)) { return }
+                op = MDB_NEXT
+            }
+        }
+    }
+
+    /// Deletes every key that starts with `prefix`; returns how many entries were removed.
+    @discardableResult
+    func deletePrefix(_ dbi: MDB_dbi, prefix: [UInt8]) throws -> Int {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var removed = 0
+        try prefix.withUnsafeBytes { p in
+            var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
+            var v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, p.count == 0 ? MDB_FIRST : MDB_SET_RANGE)
+            while rc == 0 {
+                let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+                guard key.starts(with: p) else { return }
+                try check(mdb_cursor_del(cursor, 0))
+                removed += 1
+                // LMDB leaves a deleted cursor on the following item; MDB_NEXT returns it.
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            if rc != MDB_NOTFOUND && rc != 0 { try check(rc) }
+        }
+        return removed
+    }
+
+    /// The pages a database's B-tree holds (branch, leaf and overflow) times the page size.
+    func pageBytes(_ dbi: MDB_dbi) throws -> Int {
+        var st = MDB_stat()
+        try check(mdb_stat(handle, dbi, &st))
+        return (Int(st.ms_branch_pages) + Int(st.ms_leaf_pages) + Int(st.ms_overflow_pages)) * Int(st.ms_psize)
+    }
+
+    /// Number of entries in a database (`mdb_stat`), without reading them.
+    func entryCount(_ dbi: MDB_dbi) throws -> Int {
+        var st = MDB_stat()
+        try check(mdb_stat(handle, dbi, &st))
+        return Int(st.ms_entries)
+    }
+
+    /// Empties a database (keeps it open).
+    func clear(_ dbi: MDB_dbi) throws {
+        try check(mdb_drop(handle, dbi, 0))
+    }
+}
