@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BundleIndex", targets: ["BundleIndex"]),
         .library(name: "BundleIndexFoundation", targets: ["BundleIndexFoundation"]),
         .executable(name: "bundleidx", targets: ["bundleidx"]),
+        .executable(name: "bundleidx-cli", targets: ["BundleIdxCLI"]),
         // The C ABI (include/bundleidx.h): libBundleIndexC.so here, installed by tools/install as
         // libbundleidx.so.0 (its soname) with the links a C linker and loader look for.
         .library(name: "BundleIndexC", type: .dynamic, targets: ["BundleIndexC"]),
@@ -39,10 +40,25 @@ let package = Package(
             pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]
         ),
+        // The library is two modules over one folder (docs/architecture.md, "Two modules"):
+        // BundleIndexCore — the rooms a lookup needs, Support, Model, Store and Query — imports
+        // no Foundation, so the fresh-process query program (`bundleidx-query`) links without
+        // it; BundleIndex adds Scan, Build and Watch and re-exports the core, so users import
+        // one module.
+        .target(
+            name: "BundleIndexCore",
+            dependencies: ["CLMDB", "CXXHash", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Sources/BundleIndex",
+            exclude: ["Scan", "Build", "Watch", "BundleIndex.swift", "BundleIndex.docc"],
+            sources: ["Support", "Model", "Store", "Query"]
+        ),
         .target(
             name: "BundleIndex",
-            dependencies: ["CLMDB", "CXXHash", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["BundleIndexCore", "CLMDB", "CXXHash", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "SystemPackage", package: "swift-system")],
+            path: "Sources/BundleIndex",
+            exclude: ["Support", "Model", "Store", "Query"],
+            sources: ["Scan", "Build", "Watch", "BundleIndex.swift"]
         ),
         // The JSON faces of the library: `--json` output and the batch protocol (docs/architecture.md).
         .target(name: "BundleIndexJSON", dependencies: ["BundleIndex", .product(name: "SystemPackage", package: "swift-system")]),
@@ -61,18 +77,33 @@ let package = Package(
                 .unsafeFlags(["-static-stdlib"] + staticFoundationLibraries, .when(configuration: .release)),
             ]
         ),
+        // What both programs below share: exit statuses, error messages, plain output and the
+        // plain query line. Like BundleIndexCore it imports no Foundation.
+        .target(name: "BundleIdxCommon", dependencies: ["BundleIndexCore"]),
+        // `bundleidx`, the program users run: answers a plain `query` line itself and hands every
+        // other command line to `bundleidx-cli` (exec). Linked fully statically in release
+        // builds: no dynamic loader, no relocations at start-up, no Foundation or ICU pages —
+        // a fresh lookup costs little more than starting a C program (docs/performance.md,
+        // "Fresh process").
         .executableTarget(
             name: "bundleidx",
+            dependencies: ["BundleIdxCommon", "BundleIndexCore"],
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
+        ),
+        // The full command line: every command, ArgumentParser's help and completions.
+        .executableTarget(
+            name: "BundleIdxCLI",
             dependencies: [
+                "BundleIdxCommon",
                 "BundleIndex",
                 "BundleIndexJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // A release CLI carries its Swift runtime and Foundation inside: a fresh
-            // `bundleidx query` then skips loading and symbol-binding ~15 shared libraries,
-            // which cost more than the lookup itself (docs/performance-notes.md, "Fresh-process
-            // start-up"). Debug builds (tests) stay dynamic: faster links, same code.
+            // A release CLI carries its Swift runtime and Foundation inside: it then skips loading
+            // and symbol-binding ~15 shared libraries, which cost more than most commands
+            // (docs/performance-notes.md, "Fresh-process start-up"). Debug builds (tests) stay
+            // dynamic: faster links, same code.
             linkerSettings: [.unsafeFlags(["-static-stdlib"] + staticFoundationLibraries, .when(configuration: .release))]
         ),
         // Builds and stops just before committing, for the test that kills a build there (built
@@ -85,7 +116,8 @@ let package = Package(
         .executableTarget(name: "dropin-indexed", dependencies: ["BundleIndexFoundation"], path: "Examples/dropin/Indexed"),
         .testTarget(
             name: "BundleIndexTests",
-            dependencies: ["BundleIndex", "BundleIndexJSON", "BundleIndexFoundation", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BundleIndex", "BundleIndexCore", "BundleIndexJSON", "BundleIndexFoundation",
+                           .product(name: "Logging", package: "swift-log")]
         ),
     ]
 )

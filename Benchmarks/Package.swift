@@ -4,11 +4,10 @@ import PackageDescription
 // A package of its own so that `swift test` in the main package never builds
 // package-benchmark (its first release build takes minutes on small machines).
 /// ../Package.swift links the release `bundleidx` with these flags; the baselines get the same.
-let staticLikeBundleidx: [LinkerSetting] = [.unsafeFlags(
-    ["-static-stdlib"] + ["CoreFoundation", "_FoundationICU", "FoundationInternationalization", "_FoundationCShims",
-                          "FoundationEssentials", "_FoundationCollections", "swiftSynchronization", "swiftDispatch",
-                          "dispatch", "BlocksRuntime"].map { "-l" + $0 },
-    .when(configuration: .release))]
+let staticFoundation = ["CoreFoundation", "_FoundationICU", "FoundationInternationalization", "_FoundationCShims",
+                        "FoundationEssentials", "_FoundationCollections", "swiftSynchronization", "swiftDispatch",
+                        "dispatch", "BlocksRuntime"].map { "-l" + $0 }
+let staticLikeBundleidx: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"] + staticFoundation, .when(configuration: .release))]
 
 let package = Package(
     name: "bundleidx-benchmarks",
@@ -39,6 +38,11 @@ let package = Package(
         // `bundleidx` target in ../Package.swift; keep the two lists alike).
         .executableTarget(name: "HelloWorld", linkerSettings: staticLikeBundleidx),
         .executableTarget(name: "FoundationOnly", linkerSettings: staticLikeBundleidx),
+        // The same lookup as `bundleidx query`, answered by Foundation's Bundle in a fresh process:
+        // the yardstick for the fresh query, linked fully statically like `bundleidx`.
+        .executableTarget(name: "FoundationLookup",
+                          linkerSettings: [.unsafeFlags(["-static-executable"] + staticFoundation + ["-lstdc++", "-lm"],
+                                                         .when(configuration: .release))]),
         // The CI gate's ratio checks: both sides of every ratio alternated over repeated rounds
         // (tools/bench-gate; Benchmarks/ratio-floors).
         .executableTarget(name: "RatioGate", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash tools/install-deps.sh
 
-swift build -c release --product bundleidx 2>&1 | tail -n 1
+swift build -c release --product bundleidx-cli 2>&1 | tail -n 1   # the full command line
+swift build -c release --product bundleidx 2>&1 | tail -n 1       # the program users run
 BIN="$(swift build -c release --show-bin-path)/bundleidx"
 INDEX="${BUNDLEIDX_INDEX:-$PWD/.build/demo-index}"
 rm -rf "$INDEX"

@@ -1,21 +1,19 @@
-import ArgumentParser
+import BundleIdxCommon
 
 import Glibc
 
-// Usage errors exit with 2 (documented in --help) instead of ArgumentParser's 64.
-do {
-    if let query = PlainQueryLine(arguments: CommandLine.arguments) {
-        try query.run()   // a plain lookup skips ArgumentParser's start-up cost (see PlainQueryLine)
-    } else {
-        var command = try BundleIdx.parseAsRoot()
-        try command.run()
+// `bundleidx`, the program users run. A plain query line (PlainQueryLine) is answered here, in
+// a small process that links neither Foundation nor ArgumentParser, so a fresh lookup costs
+// little more than starting a program (docs/performance.md, "Fresh process"). Every other
+// command line — other commands, other options, help, usage errors — is handed unchanged to the
+// full command line, `bundleidx-cli`, which replaces this process (FullCommandLine).
+let arguments = CommandLine.arguments
+if let line = PlainQueryLine(arguments: arguments) {
+    do {
+        try line.run()
+        exit(0)
+    } catch {
+        exit(error.code)
     }
-} catch let code as ExitCode {
-    exit(code.rawValue)   // as BundleIdx.exit(withError:) does (no message), without its help machinery
-} catch {
-    if BundleIdx.exitCode(for: error) == .validationFailure {
-        writeStderr(BundleIdx.fullMessage(for: error) + "\n")
-        exit(2)
-    }
-    BundleIdx.exit(withError: error)
 }
+FullCommandLine.run(arguments)

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 @testable import BundleIndexJSON
 
 @Suite("Batch protocol")

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("bundleidx command line: text for people")
 struct CLIReadabilityTests {

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 import BundleIndexJSON
 
 @Suite("bundleidx command line")
@@ -86,6 +87,48 @@ struct CLITests {
         #expect(try cli(f, ["query", "com.example.phone", "icon", "--type", "jpg", "--type", "png"]).stdout
                 == f.root + "/Phone.app/icon-linux.png\n", "ArgumentParser takes the last of a repeated option")
         #expect(try cli(f, ["query", "com.example.phone", "icon", "extra"]).status == 2)
+    }
+
+    @Test("bundleidx answers a plain query itself and hands every other line to bundleidx-cli")
+    func frontProgram() throws {
+        let f = try Self.fixture()
+        try f.build()
+        // The front program alone, without bundleidx-cli beside it or in ../libexec/bundleidx.
+        let alone = makeTempDirectory(prefix: "front")
+        defer { try? FileManager.default.removeItem(atPath: alone) }
+        try FileManager.default.copyItem(atPath: bundleidxBinary, toPath: alone + "/bundleidx")
+        let front = alone + "/bundleidx"
+        let found = try run([front, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath])
+        #expect(found.status == 0 && found.stdout == f.root + "/Phone.app/icon-linux.png\n", "\(found)")
+        let missing = try run([front, "query", "com.example.phone", "nope", "--index", f.indexPath])
+        #expect(missing.status == 1 && missing.stdout.isEmpty && missing.stderr.isEmpty, "\(missing)")
+        let noIndex = try run([front, "query", "com.example.phone", "icon", "--index", f.root + "/no-index"])
+        #expect(noIndex.status == 3 && noIndex.stderr.contains("no index at"), "\(noIndex)")
+        // Anything else needs the full command line, and says where it looked.
+        for line in [["stats"], ["query", "com.example.phone", "icon", "--json"], ["--help"]] {
+            let handed = try run([front] + line + ["--index", f.indexPath])
+            #expect(handed.status == 5 && handed.stderr.contains("cannot find bundleidx-cli"), "\(line): \(handed)")
+            #expect(handed.stderr.contains(alone + "/bundleidx-cli") && handed.stderr.contains("/libexec/bundleidx/bundleidx-cli"))
+        }
+        // Installed layout: bin/bundleidx finds libexec/bundleidx/bundleidx-cli.
+        try FileManager.default.createDirectory(atPath: alone + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: alone + "/libexec/bundleidx", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: front, toPath: alone + "/bin/bundleidx")
+        try FileManager.default.copyItem(atPath: testHelperBinary("bundleidx-cli"), toPath: alone + "/libexec/bundleidx/bundleidx-cli")
+        let stats = try run([alone + "/bin/bundleidx", "stats", "--index", f.indexPath])
+        #expect(stats.status == 0 && stats.stdout.contains("bundles"), "\(stats)")
+    }
+
+    @Test("the front program links neither Foundation nor ArgumentParser")
+    func frontProgramIsSmall() throws {
+        let binary = try #require(FileManager.default.contents(atPath: bundleidxBinary))
+        // Swift's mangled names spell a module as its length and name; none of these may appear.
+        for module in ["14ArgumentParser", "10Foundation", "20FoundationEssentials", "9BundleIndex", "15BundleIndexJSON"] {
+            #expect(binary.range(of: Data(module.utf8)) == nil, "\(module) is linked into bundleidx")
+        }
+        #expect(binary.range(of: Data("15BundleIndexCore".utf8)) != nil, "the check itself reads mangled names")
+        let libraries = try run(["/usr/bin/ldd", bundleidxBinary]).stdout
+        #expect(!libraries.contains("Foundation") && !libraries.contains("icu"), "\(libraries)")
     }
 
     @Test("--json answers carry the path and the directory flag")

@@ -10,6 +10,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 import BundleIndexJSON
 
 // Linux only: the expected answers are those of swift-corelibs-foundation (the .foundationLinux

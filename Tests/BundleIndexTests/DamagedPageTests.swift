@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("Reliability: damaged pages")
 struct DamagedPageTests {

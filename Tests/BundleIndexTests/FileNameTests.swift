@@ -2,6 +2,7 @@
 // names" and "Bundle layouts"; each test name starts with its section).
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("File names and layouts")
 struct FileNameTests {

@@ -4,6 +4,7 @@
 // hand-tracing ualoc.cpp.
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 private func ualocMatch(_ preferred: [String], _ available: [String]) -> [String] {
     LanguageMatcher.localizationsToUse(preferred: preferred, available: available)

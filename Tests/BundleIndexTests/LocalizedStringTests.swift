@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 /// Words.app: development region fr; tables global and in some lprojs, in every file format CF
 /// reads, a .stringsdict beside a .strings, a platform variant, a folder named like a table.

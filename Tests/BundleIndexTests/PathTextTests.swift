@@ -2,6 +2,7 @@
 // the shortcut must give exactly what the full normalisation gives.
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("Path text")
 struct PathTextTests {

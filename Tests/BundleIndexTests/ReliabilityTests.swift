@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 import CLMDB
 
 @Suite("Reliability: hostile files, foreign and damaged indexes")

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 /// Root may mount a tmpfs; everybody else skips the tests that need one (said in the skip).
 let runsAsRoot = geteuid() == 0

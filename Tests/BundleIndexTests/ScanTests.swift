@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("Scanner")
 struct ScanTests {

@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("Reliability: a shared index", .enabled(if: runsAsRoot, "running a command as another user needs root"))
 struct SharedIndexTests {

@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("Index store")
 struct StoreTests {

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 /// SplitMix64: the storm is the same on every run.
 struct SeededRandom {

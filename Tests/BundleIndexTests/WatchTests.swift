@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 import BundleIndexFoundation
 
 @Suite("Watcher", .serialized, .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))

@@ -44,7 +44,7 @@ public enum BundleLayout: UInt8, Sendable, CaseIterable {
     /// directory and symlink entries. Wrapped bundles never validate on Linux
     /// (docs/search-pattern.md, L-no-wrapped-bundles), so the `Wrapper` rule always ends in the
     /// default order below.
-    static func detect(bundlePath: String, directoryLikeNames: [String]) -> BundleLayout {
+    package static func detect(bundlePath: String, directoryLikeNames: [String]) -> BundleLayout {
         var foundResources = false, foundContents = false, foundSupport = false
         for name in directoryLikeNames {
             let lower = name.lowercased()

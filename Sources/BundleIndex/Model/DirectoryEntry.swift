@@ -1,34 +1,41 @@
 /// One directory entry as CF's `_CFIterateDirectory` sees it (docs/search-pattern.md,
 /// "Directory listings").
-struct DirectoryEntry: Hashable, Sendable {
-    struct Flags: OptionSet, Hashable, Sendable {
-        let rawValue: UInt8
+package struct DirectoryEntry: Hashable, Sendable {
+    package struct Flags: OptionSet, Hashable, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
         /// `d_type == DT_DIR`: CF reports the entry with a trailing `/`.
-        static let directory = Flags(rawValue: 1)
+        package static let directory = Flags(rawValue: 1)
         /// A symbolic link (never gets a trailing `/`, even when it points at a directory).
-        static let symlink = Flags(rawValue: 2)
+        package static let symlink = Flags(rawValue: 2)
         /// A symbolic link that resolves to a directory: usable as a subdirectory in lookups.
-        static let symlinkToDirectory = Flags(rawValue: 4)
+        package static let symlinkToDirectory = Flags(rawValue: 4)
     }
 
-    let name: String
-    let flags: Flags
+    package let name: String
+    package let flags: Flags
     /// Position in readdir order. Visible order is byte order, but CF's answer depends on
     /// readdir order in two places — two equally specific variants of one name (which one wins
     /// depends on which CF reads first; docs/search-pattern.md, "Variants in one directory") and
     /// the truncation of a localized listing at a global name containing `.lproj`
     /// (L-lproj-substring) — and the rank lets the index reproduce both for an unchanged
     /// directory.
-    var rank: UInt32 = 0
+    package var rank: UInt32 = 0
 
-    var isDirectory: Bool { flags.contains(.directory) }
+    package var isDirectory: Bool { flags.contains(.directory) }
     /// A directory or a link to one: CF can descend into it and the layout rules count it.
-    var isTraversable: Bool { flags.contains(.directory) || flags.contains(.symlinkToDirectory) }
-    var countsForLayout: Bool { flags.contains(.directory) || flags.contains(.symlink) }
+    package var isTraversable: Bool { flags.contains(.directory) || flags.contains(.symlinkToDirectory) }
+    package var countsForLayout: Bool { flags.contains(.directory) || flags.contains(.symlink) }
+
+    package init(name: String, flags: Flags, rank: UInt32 = 0) {
+        self.name = name
+        self.flags = flags
+        self.rank = rank
+    }
 }
 
 /// `bundleidx sync` drops files named `.bundleidx-cookie-*` into a watched root; they are never
 /// indexed (docs/watching.md).
-enum SyncCookie {
-    static let prefix = ".bundleidx-cookie-"
+package enum SyncCookie {
+    package static let prefix = ".bundleidx-cookie-"
 }

@@ -1,29 +1,29 @@
 /// What the scanner found in one bundle: everything a lookup on it can depend on
 /// (docs/search-pattern.md), before it is written to the index.
-struct ScannedBundle {
+package struct ScannedBundle {
     /// Absolute path as the user names it (lexically normalised, symlinks not resolved, like
     /// `Bundle(path:)`).
-    let path: String
-    let layout: BundleLayout
+    package let path: String
+    package let layout: BundleLayout
     /// Every file in the Info.plist directory whose name matches `Info.plist`,
     /// `Info-macos.plist`, `Info-iphoneos.plist` or `Info-gnustep.plist` case-insensitively
     /// (docs/search-pattern.md, "Which Info.plist file is read").
-    let infoPlists: [InfoPlistFile]
+    package let infoPlists: [InfoPlistFile]
     /// Names of resource-directory entries ending in `.lproj` (suffix removed), in byte order.
-    let lprojs: [String]
+    package let lprojs: [String]
     /// Every directory a lookup can read, relative to the bundle root.
-    let directories: [ScannedDirectory]
+    package let directories: [ScannedDirectory]
     /// Parsed `InfoPlist*.strings` files that a search for `InfoPlist.strings` can return.
-    let stringsFiles: [StringsFile]
+    package let stringsFiles: [StringsFile]
     /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
-    let tables: [StringsTable]
-    let warnings: [String]
+    package let tables: [StringsTable]
+    package let warnings: [String]
     /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
     /// matters, and rewriting a file in place does not change its directory's mtime.
-    let fileStamps: [FileStamp]
+    package let fileStamps: [FileStamp]
     /// Absolute paths of the bundle's directories that could not be listed (permissions): the
     /// scan is incomplete, and a build keeps what the index last held for the bundle instead.
-    let unreadable: [String]
+    package let unreadable: [String]
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its modification time. The watcher compares them after a restart.
@@ -31,31 +31,70 @@ struct ScannedBundle {
         directories.map { FileStamp(path: $0.path, modificationTime: $0.modificationTime) } + fileStamps
     }
 
-    var resourceCount: Int { directories.reduce(0) { $0 + $1.entries.count } }
+    package var resourceCount: Int { directories.reduce(0) { $0 + $1.entries.count } }
+
+    // The scanner (module BundleIndex) makes these values, and Swift's memberwise initialisers
+    // are internal: the ones here are written out with `package` access, one per type.
+    package init(path: String, layout: BundleLayout, infoPlists: [InfoPlistFile], lprojs: [String],
+                 directories: [ScannedDirectory], stringsFiles: [StringsFile], tables: [StringsTable],
+                 warnings: [String], fileStamps: [FileStamp], unreadable: [String]) {
+        self.path = path
+        self.layout = layout
+        self.infoPlists = infoPlists
+        self.lprojs = lprojs
+        self.directories = directories
+        self.stringsFiles = stringsFiles
+        self.tables = tables
+        self.warnings = warnings
+        self.fileStamps = fileStamps
+        self.unreadable = unreadable
+    }
 }
 
 /// A path relative to the bundle root and its modification time (ns).
-struct FileStamp: Equatable, Sendable {
-    let path: String
-    let modificationTime: UInt64
+package struct FileStamp: Equatable, Sendable {
+    package let path: String
+    package let modificationTime: UInt64
+
+    package init(path: String, modificationTime: UInt64) {
+        self.path = path
+        self.modificationTime = modificationTime
+    }
 }
 
-struct ScannedDirectory {
+package struct ScannedDirectory {
     /// Relative to the bundle root, no leading or trailing `/`; "" is the root.
-    let path: String
-    let entries: [DirectoryEntry]
-    let modificationTime: UInt64
+    package let path: String
+    package let entries: [DirectoryEntry]
+    package let modificationTime: UInt64
+
+    package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64) {
+        self.path = path
+        self.entries = entries
+        self.modificationTime = modificationTime
+    }
 }
 
-struct InfoPlistFile: Equatable {
+package struct InfoPlistFile: Equatable {
     /// The name as it is on disk (`Info.plist`, `info.plist`, `Info-gnustep.plist`, ...).
-    let name: String
+    package let name: String
     /// nil when the file is not a readable property-list dictionary.
-    let dictionary: [String: PropertyListValue]?
+    package let dictionary: [String: PropertyListValue]?
+
+    package init(name: String, dictionary: [String: PropertyListValue]?) {
+        self.name = name
+        self.dictionary = dictionary
+    }
 }
 
-struct StringsFile {
-    let directory: String
-    let name: String
-    let dictionary: [String: PropertyListValue]?
+package struct StringsFile {
+    package let directory: String
+    package let name: String
+    package let dictionary: [String: PropertyListValue]?
+
+    package init(directory: String, name: String, dictionary: [String: PropertyListValue]?) {
+        self.directory = directory
+        self.name = name
+        self.dictionary = dictionary
+    }
 }

@@ -2,16 +2,16 @@
 /// `Bundle.localizedString(forKey:value:table:)` can answer from it (docs/foundation-dropin.md,
 /// "Localized strings"). The index keeps one record per entry, so an answer is a key read and
 /// no table is parsed at run time.
-struct StringsTable: Equatable, Sendable {
+package struct StringsTable: Equatable, Sendable {
     /// The file's path relative to the bundle root (`Resources/fr.lproj/Localizable.strings`),
     /// spelled as a lookup of the table returns it.
-    let path: String
+    package let path: String
     /// The file's modification time (ns) when read: a restarted watcher compares it with the
     /// disk, as it compares a bundle's stamps (docs/watching.md, "Crashes and restarts").
-    let modificationTime: UInt64
-    let content: Content
+    package let modificationTime: UInt64
+    package let content: Content
 
-    enum Content: Equatable, Sendable {
+    package enum Content: Equatable, Sendable {
         /// What CF's property-list parser made of the file: every key whose value is a string
         /// (for a `.stringsdict` entry, its `NSStringLocalizedFormatKey`), keys exactly as
         /// CF compares them (no Unicode normalisation). Empty when the file did not parse or is
@@ -22,17 +22,28 @@ struct StringsTable: Equatable, Sendable {
         case notRead
     }
 
-    struct Entry: Equatable, Sendable {
-        let key: String
-        let value: String
+    package struct Entry: Equatable, Sendable {
+        package let key: String
+        package let value: String
+
+        package init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
     }
 
     /// The largest table the scanner reads. Foundation has no limit; real tables are kilobytes.
     /// A larger file is recorded as not read, and the drop-in asks Foundation for its strings.
-    static let sizeLimit = 16 << 20
+    package static let sizeLimit = 16 << 20
 
     /// Whether a directory entry named `name` is a strings table (`.strings`, `.stringsdict`).
-    static func isTable(_ name: String) -> Bool {
+    package static func isTable(_ name: String) -> Bool {
         name.hasSuffix(".strings") || name.hasSuffix(".stringsdict")
+    }
+
+    package init(path: String, modificationTime: UInt64, content: Content) {
+        self.path = path
+        self.modificationTime = modificationTime
+        self.content = content
     }
 }

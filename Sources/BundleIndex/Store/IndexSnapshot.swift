@@ -23,7 +23,7 @@ enum NameCandidates {
 
 /// A consistent, read-only view of the index (one LMDB read transaction). Query code reads
 /// through it and never sees LMDB types. `reads` counts the point reads done so far.
-struct IndexSnapshot {
+package struct IndexSnapshot {
     // A snapshot exists only inside `IndexStore.read`, which keeps both objects alive for the
     // whole call; not counting references to them saves two retain/release pairs per query.
     unowned(unsafe) let store: IndexStore
@@ -34,7 +34,7 @@ struct IndexSnapshot {
     /// The id of the commit this snapshot shows.
     var transactionID: UInt64 { txn.id }
 
-    func bundle(path: String) throws -> BundleRecord? {
+    package func bundle(path: String) throws -> BundleRecord? {
         var key = path
         return try key.withUTF8 { k in
             try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0) }
@@ -62,7 +62,7 @@ struct IndexSnapshot {
 
     /// Every entry of the identifiers database, identifier and bundle path, in key order (for
     /// `verify`, which reads every database a query can read).
-    func forEachIdentifier(_ body: (_ identifier: String, _ path: String) throws -> Void) throws {
+    package func forEachIdentifier(_ body: (_ identifier: String, _ path: String) throws -> Void) throws {
         try txn.scan(store.identifiers, prefix: []) { key, value in
             try body(String(decoding: key, as: UTF8.self), String(decoding: value, as: UTF8.self))
             return true
@@ -70,7 +70,7 @@ struct IndexSnapshot {
     }
 
     /// Every bundle record whose path is `root` or below it (all of them for "/").
-    func bundles(under root: String) throws -> [BundleRecord] {
+    package func bundles(under root: String) throws -> [BundleRecord] {
         try bundles(under: root, infoPlistsWanted: nil)
     }
 
@@ -94,7 +94,7 @@ struct IndexSnapshot {
 
     /// The listing of a directory (relative to the bundle root), or nil when it is not a
     /// directory of the bundle.
-    func directory(bundle: UInt64, path: String) throws -> DirectoryRecord? {
+    package func directory(bundle: UInt64, path: String) throws -> DirectoryRecord? {
         try directory(bundle: bundle, DirectoryRef(path))
     }
 
@@ -179,22 +179,22 @@ struct IndexSnapshot {
     }
 
     /// Every strings record of bundle `id`, in key order (for `verify`).
-    func forEachStringsRecord(bundle id: UInt64,
+    package func forEachStringsRecord(bundle id: UInt64,
                               _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {
         try txn.scan(store.strings, prefix: ResourceKey.bundlePrefix(id), body)
     }
 
-    func metaU64(_ key: MetaKey) throws -> UInt64? { try store.metaU64(key, in: txn) }
+    package func metaU64(_ key: MetaKey) throws -> UInt64? { try store.metaU64(key, in: txn) }
 
     func metaString(_ key: MetaKey) throws -> String? {
         try txn.get(store.meta, key: Array(key.rawValue.utf8)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    func roots() throws -> [String] { try store.roots(in: txn) }
+    package func roots() throws -> [String] { try store.roots(in: txn) }
 
     /// Every resource record of bundle `id`, key and value, in key order (for `verify`, which
     /// compares them with the records a build would write now). `body` returns false to stop.
-    func forEachResourceRecord(bundle id: UInt64,
+    package func forEachResourceRecord(bundle id: UInt64,
                                _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {
         try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id), body)
     }

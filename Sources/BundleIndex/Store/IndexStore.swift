@@ -2,7 +2,7 @@ import Glibc
 
 /// The LMDB environment with bundleidx's databases (docs/index-format.md). The only type that
 /// knows database names; everything else goes through `IndexSnapshot` or `IndexWriter`.
-final class IndexStore: @unchecked Sendable {
+package final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
     /// The named databases of an index (docs/index-format.md).
     static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources", "strings"]
@@ -15,7 +15,7 @@ final class IndexStore: @unchecked Sendable {
     static let formatVersion: UInt32 = 7
 
     let path: String
-    let environment: LMDBEnvironment
+    package let environment: LMDBEnvironment
     let meta: MDB_dbi_t
     let bundles: MDB_dbi_t
     let identifiers: MDB_dbi_t
@@ -31,7 +31,7 @@ final class IndexStore: @unchecked Sendable {
     }
 
     /// Opens an existing index for reading. Never creates anything.
-    static func openForReading(path: String) throws -> IndexStore {
+    package static func openForReading(path: String) throws -> IndexStore {
         var st = stat()
         guard stat(path, &st) == 0 else { throw BundleIndexError.missing(path: path) }
         guard st.st_mode & S_IFMT == S_IFDIR else {
@@ -62,7 +62,7 @@ final class IndexStore: @unchecked Sendable {
     }
 
     /// Opens or creates an index for writing. An existing directory must be empty or an index.
-    static func openForWriting(path: String) throws -> IndexStore {
+    package static func openForWriting(path: String) throws -> IndexStore {
         var st = stat()
         if stat(path, &st) != 0 {
             try makeDirectories(path)
@@ -92,7 +92,7 @@ final class IndexStore: @unchecked Sendable {
     /// that cannot be used (another format version, damage, an empty or garbled data file) in a
     /// folder that holds nothing but index files: then a build may replace it. A foreign LMDB
     /// environment, a folder with other files or a file in place of the folder are never replaced.
-    static func isReplaceable(_ error: BundleIndexError, path: String) -> Bool {
+    package static func isReplaceable(_ error: BundleIndexError, path: String) -> Bool {
         switch error {
         case .unsupportedVersion, .corrupt:
             break
@@ -106,7 +106,7 @@ final class IndexStore: @unchecked Sendable {
     }
 
     /// Removes an unusable index's files (see `isReplaceable`), leaving the folder.
-    static func removeIndexFiles(path: String) throws {
+    package static func removeIndexFiles(path: String) throws {
         for name in ["data.mdb", "lock.mdb"] where unlink(path + "/" + name) != 0 && errno != ENOENT {
             throw BundleIndexError.systemCall("unlink \(path)/\(name)")
         }
@@ -119,7 +119,7 @@ final class IndexStore: @unchecked Sendable {
                                                    "data.mdb was written by an incompatible LMDB"]
 
     /// True while a `bundleidx watch` keeps this index (it holds `watch.lock`; IndexWatcher).
-    func hasLiveWatcher() -> Bool {
+    package func hasLiveWatcher() -> Bool {
         let fd = open(path + "/watch.lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -272,7 +272,7 @@ final class IndexStore: @unchecked Sendable {
     }
 
     @inline(__always)  // lets the query's closure inline: its captures then cost no retains
-    func read<T>(_ body: (IndexSnapshot) throws -> T) throws -> T {
+    package func read<T>(_ body: (IndexSnapshot) throws -> T) throws -> T {
         do {
             return try environment.read { txn in try body(IndexSnapshot(store: self, txn: txn)) }
         } catch let e as LMDBError {
@@ -282,7 +282,7 @@ final class IndexStore: @unchecked Sendable {
         }
     }
 
-    func write<T>(_ body: (IndexWriter) throws -> T) throws -> T {
+    package func write<T>(_ body: (IndexWriter) throws -> T) throws -> T {
         do {
             let result = try environment.write { txn in try body(IndexWriter(store: self, txn: txn)) }
             coverUsedPages()
@@ -296,7 +296,7 @@ final class IndexStore: @unchecked Sendable {
 }
 
 /// Names of the values in the `meta` database.
-enum MetaKey: String {
+package enum MetaKey: String {
     case format, version, nextBundleID, generation, builtAt, buildSeconds, roots
     /// Written by `bundleidx watch`: "catching up", "live", "degraded", "stopped".
     case watchState, watchedDirectories, unwatchedDirectories, watcherPID

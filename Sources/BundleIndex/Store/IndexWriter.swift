@@ -1,7 +1,7 @@
 /// Writes scanned bundles inside one LMDB write transaction. Whatever a build writes becomes
 /// visible at once, when the transaction commits; a build killed before that leaves the
 /// previous index as it was (LMDB's copy-on-write pages and its meta-page switch).
-struct IndexWriter {
+package struct IndexWriter {
     let store: IndexStore
     let txn: LMDBTransaction
 
@@ -9,17 +9,17 @@ struct IndexWriter {
 
     func metaU64(_ key: MetaKey) throws -> UInt64? { try store.metaU64(key, in: txn) }
 
-    func setMeta(_ key: MetaKey, u64 value: UInt64) throws {
+    package func setMeta(_ key: MetaKey, u64 value: UInt64) throws {
         try txn.put(store.meta, key: Array(key.rawValue.utf8), value: withUnsafeBytes(of: value.littleEndian) { Array($0) })
     }
 
-    func setMeta(_ key: MetaKey, bytes: [UInt8]) throws {
+    package func setMeta(_ key: MetaKey, bytes: [UInt8]) throws {
         try txn.put(store.meta, key: Array(key.rawValue.utf8), value: bytes)
     }
 
     func roots() throws -> [String] { try store.roots(in: txn) }
 
-    func addRoot(_ root: String) throws {
+    package func addRoot(_ root: String) throws {
         var list = try roots()
         guard !list.contains(root) else { return }
         list.append(root)
@@ -29,14 +29,14 @@ struct IndexWriter {
         try setMeta(.roots, bytes: w.bytes)
     }
 
-    func bumpGeneration() throws {
+    package func bumpGeneration() throws {
         try setMeta(.generation, u64: (try metaU64(.generation) ?? 0) + 1)
     }
 
     // MARK: bundles
 
     /// Paths of indexed bundles equal to `root` or below it.
-    func bundlePaths(under root: String) throws -> [String] {
+    package func bundlePaths(under root: String) throws -> [String] {
         var out: [String] = []
         let prefix = Array(root.utf8)
         try txn.scan(store.bundles, prefix: prefix) { key, _ in
@@ -47,11 +47,11 @@ struct IndexWriter {
         return out
     }
 
-    func bundleRecords(under root: String) throws -> [BundleRecord] {
+    package func bundleRecords(under root: String) throws -> [BundleRecord] {
         try bundlePaths(under: root).compactMap { try bundleRecord(path: $0) }
     }
 
-    func bundleRecord(path: String) throws -> BundleRecord? {
+    package func bundleRecord(path: String) throws -> BundleRecord? {
         guard let v = try txn.get(store.bundles, key: Array(path.utf8)) else { return nil }
         return try v.withUnsafeBytes { try BundleRecord.decode($0) }
     }
@@ -61,7 +61,7 @@ struct IndexWriter {
     /// records hold no paths: the tables are the `.strings`/`.stringsdict` entries of the
     /// bundle's directory records. A table without a record gets modification time 0, which no
     /// file has: the bundle is scanned again.
-    func stringsTableStamps(bundle id: UInt64) throws -> [FileStamp] {
+    package func stringsTableStamps(bundle id: UInt64) throws -> [FileStamp] {
         var paths: [String] = []
         try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
             // Directory records are the items with hash 0 (the key's last 8 bytes).
@@ -82,7 +82,7 @@ struct IndexWriter {
     }
 
     /// Removes a bundle and every record of it (one key range in `resources`).
-    func removeBundle(path: String) throws {
+    package func removeBundle(path: String) throws {
         guard let record = try bundleRecord(path: path) else { return }
         try txn.deletePrefix(store.resources, prefix: ResourceKey.bundlePrefix(record.id))
         try txn.deletePrefix(store.strings, prefix: ResourceKey.bundlePrefix(record.id))
@@ -94,7 +94,7 @@ struct IndexWriter {
 
     /// Writes a bundle, replacing what the index held for its path.
     @discardableResult
-    func addBundle(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> BundleRecord {
+    package func addBundle(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> BundleRecord {
         // A bundle written again keeps its id, so a reader holding it keeps finding its
         // resources; a new bundle gets a fresh id, whose keys sort last and can be appended.
         let previous = try bundleRecord(path: bundle.path)

@@ -81,7 +81,7 @@ func check(_ code: Int32) throws {
 /// system) opens it `lockless` (`MDB_NOLOCK`): it takes no slot in the reader table, so nothing
 /// keeps a writer from reusing the pages of its snapshot, and each read checks afterwards that
 /// they cannot have been reused (`read`).
-final class LMDBEnvironment: @unchecked Sendable {
+package final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
     let readOnly: Bool
     let lockless: Bool
@@ -189,7 +189,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     /// Bytes of the data file in use according to the newest meta page (what `stats` reports).
-    func usedBytes() -> Int {
+    package func usedBytes() -> Int {
         var info = MDB_envinfo()
         var stat = MDB_stat()
         guard mdb_env_info(handle, &info) == 0, mdb_env_stat(handle, &stat) == 0 else { return 0 }

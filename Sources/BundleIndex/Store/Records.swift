@@ -10,25 +10,25 @@ enum RecordTag: UInt8 {
 }
 
 /// One bundle, stored in the `bundles` database under its absolute path.
-struct BundleRecord: Sendable, Equatable {
-    let id: UInt64
-    let path: String
-    let layout: BundleLayout
-    let infoPlists: [InfoPlistFile]
+package struct BundleRecord: Sendable, Equatable {
+    package let id: UInt64
+    package let path: String
+    package let layout: BundleLayout
+    package let infoPlists: [InfoPlistFile]
     /// lproj names of the resource directory, byte order instead of CF's readdir order
     /// (docs/search-pattern.md, "The localization list", L-readdir-order).
-    let lprojs: [String]
+    package let lprojs: [String]
     let warnings: [String]
     /// The root of the `build` that indexed this bundle.
     let root: String
     /// Seconds since 1970 when the bundle was scanned.
     let scannedAt: UInt64
     /// Modification times of every indexed directory and parsed file when scanned.
-    let stamps: [FileStamp]
+    package let stamps: [FileStamp]
 
     /// The identifiers its Info.plist files declare (`CFBundleIdentifier`, non-empty): the
     /// entries it has in the identifiers database.
-    var identifiers: Set<String> { Self.identifiers(of: infoPlists) }
+    package var identifiers: Set<String> { Self.identifiers(of: infoPlists) }
 
     static func identifiers(of infoPlists: [InfoPlistFile]) -> Set<String> {
         Set(infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }.filter { !$0.isEmpty })
@@ -116,10 +116,10 @@ struct BundleRecord: Sendable, Equatable {
 }
 
 /// A directory's full listing, stored under `(bundle, directory, 0)`.
-struct DirectoryRecord {
+package struct DirectoryRecord {
     let path: String
     let modificationTime: UInt64
-    let entries: [DirectoryEntry]
+    package let entries: [DirectoryEntry]
 
     func encode(into w: inout ByteWriter) {
         w.u8(RecordTag.directory.rawValue)

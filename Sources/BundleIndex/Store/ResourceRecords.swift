@@ -5,14 +5,14 @@
 /// hash, and the items of one directory (name, type and strings records) are sorted by hash.
 /// One value buffer is reused for every record; a build allocates per entry only the names a
 /// variant suffix creates.
-enum ResourceRecords {
-    struct Record {
-        let key: [UInt8]
-        let value: [UInt8]
+package enum ResourceRecords {
+    package struct Record {
+        package let key: [UInt8]
+        package let value: [UInt8]
     }
 
     /// Every record of the bundle, copied (the verifier compares them with what is stored).
-    static func make(bundleID: UInt64, bundle: ScannedBundle) throws -> [Record] {
+    package static func make(bundleID: UInt64, bundle: ScannedBundle) throws -> [Record] {
         var out: [Record] = []
         try forEach(bundleID: bundleID, bundle: bundle) { key, value in
             out.append(Record(key: key.bytes, value: Array(value)))

@@ -53,7 +53,7 @@ struct StringsKey: Equatable {
 ///     (u64), check (u32) and value (varint length, UTF-8). Most tables of generated trees hold
 ///     one entry or none, and an entry record of its own costs ~35 bytes besides the value;
 /// * entry: tag `V`, check u32 (`Hashing.entryCheck`), then the value's UTF-8 up to the end.
-enum StringsRecords {
+package enum StringsRecords {
     static let tableTag: UInt8 = 0x4C  // 'L'
     static let entryTag: UInt8 = 0x56  // 'V'
 
@@ -137,7 +137,7 @@ enum StringsRecords {
     }
 
     /// Every record, copied (the verifier compares them with what is stored).
-    static func make(bundleID: UInt64, bundlePath: String, tables: [StringsTable]) throws -> [ResourceRecords.Record] {
+    package static func make(bundleID: UInt64, bundlePath: String, tables: [StringsTable]) throws -> [ResourceRecords.Record] {
         var out: [ResourceRecords.Record] = []
         try forEach(bundleID: bundleID, bundlePath: bundlePath, tables: tables) { key, value in
             out.append(ResourceRecords.Record(key: key.bytes, value: Array(value)))

@@ -75,7 +75,7 @@ public enum BundleIndexError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     /// A failed system call, from the current `errno`.
-    static func systemCall(_ call: String) -> BundleIndexError {
+    package static func systemCall(_ call: String) -> BundleIndexError {
         .system(call: call, errno: Errno(rawValue: errno))
     }
 }

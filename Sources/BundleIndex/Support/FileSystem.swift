@@ -2,57 +2,57 @@ import Glibc
 
 /// Single questions to the file system, asked the same way by every room: does a path resolve,
 /// is it a directory, when did it change, what does a small file hold.
-enum FileSystem {
+package enum FileSystem {
     /// `realpath(3)`, or nil when the path does not resolve.
-    static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let p = realpath(path, nil) else { return nil }
         defer { free(p) }
         return String(cString: p)
     }
 
     /// A directory and not a link to one (`lstat`).
-    static func isRealDirectory(_ path: String) -> Bool {
+    package static func isRealDirectory(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
     /// A directory, or a link to one (`stat`).
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Modification time in nanoseconds (the watcher compares it after a restart).
-    static func modificationTime(_ path: String) -> UInt64 {
+    package static func modificationTime(_ path: String) -> UInt64 {
         var st = stat()
         guard stat(path, &st) == 0 else { return 0 }
         return nanoseconds(st.st_mtim)
     }
 
     /// A `timespec` in nanoseconds.
-    static func nanoseconds(_ t: timespec) -> UInt64 {
+    package static func nanoseconds(_ t: timespec) -> UInt64 {
         UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
     }
 
     /// The bytes of a regular file of at most `limit` bytes, or nil (also for a FIFO, a device
     /// or a socket, which are never opened for reading).
-    static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
+    package static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
         readFileStamped(path, limit: limit).bytes
     }
 
     /// What `readFileStamped` found.
-    struct StampedRead {
+    package struct StampedRead {
         /// The bytes, nil when the file is not a readable regular file of at most the limit.
-        var bytes: [UInt8]?
+        package var bytes: [UInt8]?
         /// `modificationTime(path)`, 0 when there is no such file.
-        var modificationTime: UInt64 = 0
+        package var modificationTime: UInt64 = 0
         /// A regular file larger than the limit (not read).
-        var oversized = false
+        package var oversized = false
     }
 
     /// `readFile` and `modificationTime` with one `open` and one `fstat` (strings tables: every
     /// one of a tree is read at build).
-    static func readFileStamped(_ path: String, limit: Int) -> StampedRead {
+    package static func readFileStamped(_ path: String, limit: Int) -> StampedRead {
         // O_NONBLOCK: opening a FIFO named like a file must not wait for a writer; fstat
         // then turns away everything but a regular file.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Seconds on a clock that never jumps (`CLOCK_MONOTONIC`), for durations and deadlines.
-func monotonicSeconds() -> Double {
+package func monotonicSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

@@ -1,7 +1,7 @@
 /// Lexical path helpers shared by the scanner and the query side.
-enum PathText {
+package enum PathText {
     /// Joins non-empty components with `/`.
-    static func join(_ parts: String...) -> String {
+    package static func join(_ parts: String...) -> String {
         parts.filter { !$0.isEmpty }.joined(separator: "/")
     }
 
@@ -23,7 +23,7 @@ enum PathText {
 
     /// An absolute, lexically normalised form of a path given on the command line or to the API.
     /// `currentDirectory` is asked for only when `path` is relative.
-    static func absolute(_ path: String, currentDirectory: @autoclosure () -> String) -> String {
+    package static func absolute(_ path: String, currentDirectory: @autoclosure () -> String) -> String {
         if isNormalAbsolute(path) { return path }
         let joined = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
         return "/" + (normalise(joined) ?? "")
@@ -49,13 +49,13 @@ enum PathText {
         }
     }
 
-    static func lastComponent(_ path: String) -> String {
+    package static func lastComponent(_ path: String) -> String {
         guard let i = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: i)...])
     }
 
     /// Whether absolute `path` is `folder` or lies below it (component-wise: `/a/bc` is not in `/a/b`).
-    static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
+    package static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
         path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
     }
 }

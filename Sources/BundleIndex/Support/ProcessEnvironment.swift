@@ -2,7 +2,7 @@ import Glibc
 
 /// The process's environment variables and working directory, without Foundation (whose
 /// start-up the library avoids).
-enum ProcessEnvironment {
+package enum ProcessEnvironment {
     static func current() -> [String: String] {
         var out: [String: String] = [:]
         var p = environ
@@ -15,7 +15,7 @@ enum ProcessEnvironment {
     }
 
     /// The working directory, for making relative paths absolute ("/" when it cannot be read).
-    static func currentDirectory() -> String {
+    package static func currentDirectory() -> String {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buf, buf.count) != nil else { return "/" }
         return String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -32,7 +32,7 @@ extension Hasher {
 /// The UTF-8 buffers are compared directly (the generic comparison through `String.UTF8View`
 /// indices dominated sorting in build profiles).
 @inline(__always)
-func byteOrder(_ a: String, _ b: String) -> Bool {
+package func byteOrder(_ a: String, _ b: String) -> Bool {
     a.withUTF8Bytes { x in
         b.withUTF8Bytes { y in
             for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }

@@ -2,6 +2,7 @@
 // the rule tests (one small bundle per rule).
 import Foundation
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 /// XML Info.plist bytes for a dictionary of strings (and string arrays).
 func infoPlist(_ entries: [String: Any]) -> String {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 final class WatcherHarness: @unchecked Sendable {
     let root: String

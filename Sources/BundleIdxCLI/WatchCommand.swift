@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import Logging
 
@@ -72,7 +73,7 @@ struct WatchCommand: ParsableCommand {
             try watcher.run(stopFD: stop)
             logger.info("stopped")
         } catch {
-            throw fail(error)
+            throw ExitStatus.reporting(error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 
 import Glibc
@@ -39,13 +40,13 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         if let index { try Self.checkRoot(root, isIn: IndexOptions.openReader(at: index)) }
-        do { try IndexWatcher.sync(root: root, timeout: timeout) } catch { throw fail(error) }
+        do { try IndexWatcher.sync(root: root, timeout: timeout) } catch { throw ExitStatus.reporting(error) }
     }
 
     /// Exits 4 unless `root` is at or below one of the roots `reader`'s index was built from.
     static func checkRoot(_ root: String, isIn reader: IndexReader) throws {
         let roots: [String]
-        do { roots = try reader.statistics().roots } catch { throw fail(error) }
+        do { roots = try reader.statistics().roots } catch { throw ExitStatus.reporting(error) }
         // Roots are stored absolute as given; compare resolved paths so links and ".." agree.
         let resolved = resolvedPath(root) ?? root
         guard roots.contains(where: { stored in
@@ -53,7 +54,7 @@ struct SyncCommand: ParsableCommand {
             return resolved == base || resolved.hasPrefix(base == "/" ? "/" : base + "/")
         }) else {
             printError("\(root) is not in a root of the index at \(reader.path) (its roots: \(roots.joined(separator: ", ")))")
-            throw Exit.input
+            throw ExitStatus.input
         }
     }
 }

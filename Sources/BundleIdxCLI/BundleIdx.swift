@@ -1,5 +1,6 @@
 import ArgumentParser
-@_spi(Engine) import BundleIndex
+import BundleIdxCommon
+import BundleIndex
 
 import Glibc
 
@@ -32,15 +33,6 @@ struct BundleIdx: ParsableCommand {
     )
 }
 
-/// Exit codes documented in `bundleidx --help`.
-enum Exit {
-    static let notFound = ExitCode(1)
-    static let usage = ExitCode(2)
-    static let index = ExitCode(3)
-    static let input = ExitCode(4)
-    static let other = ExitCode(5)
-}
-
 struct IndexOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The index directory.", discussion:
         "Default: $BUNDLEIDX_INDEX, else $XDG_CACHE_HOME/bundleidx, else ~/.cache/bundleidx.",
@@ -54,56 +46,7 @@ struct IndexOptions: ParsableArguments {
 
     func openReader() throws -> IndexReader { try Self.openReader(at: resolvedPath) }
 
-    static func openReader(at path: String) throws -> IndexReader {
-        installCrashGuard(path)
-        do {
-            return try IndexReader(path: path)
-        } catch {
-            throw fail(error)
-        }
-    }
-}
-
-/// Every command that reads an index installs this before opening it: a fault inside the
-/// index's map (a damaged data.mdb) becomes the index error, exit 3, not a signal death.
-func installCrashGuard(_ indexPath: String) {
-    MappedReadGuard.install(message: "bundleidx: error: the index at \(indexPath) is damaged (reading it failed); "
-                                + "rebuild it with bundleidx build\n", exitCode: Exit.index.rawValue)
-}
-
-/// Prints `error` the way users read it and returns the exit code that matches it.
-func fail(_ error: Error) -> ExitCode {
-    printError("\(error)")
-    switch error as? BundleIndexError {
-    case .missing?, .notAnIndex?, .unsupportedVersion?, .corrupt?, .refusingToOverwrite?, .insecure?, .storage?,
-         .hashCollision?:
-        return Exit.index
-    case .badInput?: return Exit.input
-    case .system?, .syncTimedOut?, .busy?, nil: return Exit.other
-    }
-}
-
-func printError(_ message: String) {
-    writeStderr("bundleidx: error: \(message)\n")
-}
-
-func printWarning(_ message: String) {
-    writeStderr("bundleidx: warning: \(message)\n")
-}
-
-var stderrIsTerminal: Bool { isatty(2) != 0 }
-
-/// Writes to file descriptor 2 directly (Swift 6 forbids touching the C `stderr` global).
-func writeStderr(_ text: String) { writeAll(2, text) }
-
-private func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-        if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
-        done += n
-    }
+    static func openReader(at path: String) throws -> IndexReader { try openIndexReader(at: path) }
 }
 
 /// `x` with `digits` decimals (no Foundation needed for one number).
@@ -146,27 +89,10 @@ struct ContextOptions: ParsableArguments {
         }
     }
 
-    static let defaultProfile = SearchContext.Profile.apple
-    static let defaultPlatform = SearchContext.Platform.linux
+    static let defaultProfile = CommandLineContext.defaultProfile
+    static let defaultPlatform = CommandLineContext.defaultPlatform
 
-    var context: SearchContext { Self.context(profile: profile, languages: languages, platform: platform, device: device) }
-
-    static func context(profile: SearchContext.Profile, languages: [String] = [],
-                        platform: SearchContext.Platform = defaultPlatform, device: SearchContext.Device? = nil) -> SearchContext {
-        switch profile {
-        case .foundationLinux: return .foundationLinux
-        case .apple:
-            let langs = languages.flatMap { $0.split(separator: ",").map { String($0).trimmingSpaces() } }.filter { !$0.isEmpty }
-            return .apple(languages: langs.isEmpty ? nil : langs, platform: platform, device: device)
-        }
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return String(s)
+    var context: SearchContext {
+        CommandLineContext.context(profile: profile, languages: languages, platform: platform, device: device)
     }
 }

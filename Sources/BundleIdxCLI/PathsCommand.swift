@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import BundleIndexJSON
 
@@ -47,7 +48,7 @@ struct PathsCommand: ParsableCommand {
         do {
             paths = try localization.map { try b.paths(forResourcesOfType: type, inDirectory: dir, forLocalization: $0) }
                 ?? b.paths(forResourcesOfType: type, inDirectory: dir)
-        } catch { throw fail(error) }
+        } catch { throw ExitStatus.reporting(error) }
         if json { print(JSONText.strings(paths)) } else { for p in paths { PlainOutput.emit(p, nullTerminated: null) } }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 
 import Glibc
@@ -47,7 +48,7 @@ struct BuildCommand: ParsableCommand {
             }
         } catch {
             if showProgress { writeStderr("\r\u{1B}[K") }
-            throw fail(error)
+            throw ExitStatus.reporting(error)
         }
         if showProgress { writeStderr("\r\u{1B}[K") }
         if let replaced = summary.replacedIndex {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import BundleIndexJSON
 
@@ -29,7 +30,7 @@ struct BundlesCommand: ParsableCommand {
     func run() throws {
         let reader = try options.openReader()
         let bundles: [IndexedBundle]
-        do { bundles = try reader.bundles(under: under) } catch { throw fail(error) }
+        do { bundles = try reader.bundles(under: under) } catch { throw ExitStatus.reporting(error) }
         var rows: [JSONText] = []
         for b in bundles {
             if json {

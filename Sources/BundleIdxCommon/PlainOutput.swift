@@ -5,11 +5,11 @@ import Glibc
 /// control characters are shown escaped (`\n`, `\t`, `\e`, `\x7f`…); to a pipe or a file they are
 /// written as they are, one value per line — or, with `--null`, each value ends with a NUL byte
 /// (`xargs -0`), which is the only safe framing for arbitrary names.
-enum PlainOutput {
-    static let stdoutIsTerminal = isatty(1) != 0
+package enum PlainOutput {
+    package static let stdoutIsTerminal = isatty(1) != 0
 
     /// Writes `value` as one record: NUL-terminated with `nullTerminated`, else one line.
-    static func emit(_ value: String, nullTerminated: Bool = false) {
+    package static func emit(_ value: String, nullTerminated: Bool = false) {
         if nullTerminated {
             print(value, terminator: "\u{0}")
         } else {
@@ -18,7 +18,7 @@ enum PlainOutput {
     }
 
     /// `value` with its control characters (C0, DEL, C1) spelled out, backslashes doubled.
-    static func escapedForTerminal(_ value: String) -> String {
+    package static func escapedForTerminal(_ value: String) -> String {
         var out = ""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import BundleIndexJSON
 
@@ -74,39 +75,24 @@ struct QueryCommand: ParsableCommand {
         let reader = try options.openReader()
         let context = search.context
         if batch { return try runBatch(reader, context) }
-        try ResourceQuery(bundle: bundle!, name: name, type: type, directory: dir, localization: localization, json: json)
-            .answer(reader, context)
+        try ResourceQuery(bundle: bundle!, name: name, type: type, directory: dir, localization: localization)
+            .answer(reader, context, json: json)
     }
 
     private func runBatch(_ reader: IndexReader, _ context: SearchContext) throws {
         do {
             try BatchQueryEngine(reader: reader, profile: context).serve(input: 0, output: 1)
         } catch {
-            throw fail(error)
+            throw ExitStatus.reporting(error)
         }
     }
 }
 
-/// One lookup as `bundleidx query` answers it: prints the path (or a JSON object) and throws
-/// `Exit.notFound` when nothing matches. Shared by `QueryCommand` and `PlainQueryLine`.
-struct ResourceQuery {
-    var bundle: String
-    var name: String?
-    var type: String?
-    var directory: String?
-    var localization: String?
-    var json: Bool
-
-    func answer(_ reader: IndexReader, _ context: SearchContext) throws {
-        let b = try openBundle(reader, bundle, context)
-        let hit: ResourceHit?
-        do {
-            if let localization {
-                hit = try b.resource(named: name, ofType: type, inDirectory: directory, forLocalization: localization)
-            } else {
-                hit = try b.resource(named: name, ofType: type, inDirectory: directory)
-            }
-        } catch { throw fail(error) }
+extension ResourceQuery {
+    /// Prints what the lookup found — the path, or with `json` an object — and throws
+    /// `ExitStatus.notFound` when nothing matches.
+    func answer(_ reader: IndexReader, _ context: SearchContext, json: Bool) throws {
+        let (b, hit) = try find(in: reader, context)
         let path = hit?.path
         if json {
             print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
@@ -114,17 +100,6 @@ struct ResourceQuery {
         } else if let path {
             PlainOutput.emit(path)
         }
-        if hit == nil { throw Exit.notFound }
+        if hit == nil { throw ExitStatus.notFound }
     }
-}
-
-/// Opens the bundle named on the command line, or exits 1 with a message.
-func openBundle(_ reader: IndexReader, _ reference: String, _ context: SearchContext) throws -> IndexedBundle {
-    let found: IndexedBundle?
-    do { found = try reader.bundle(reference, context: context) } catch { throw fail(error) }
-    guard let found else {
-        printError("bundle not in the index: \(reference) (see: bundleidx bundles)")
-        throw Exit.notFound
-    }
-    return found
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import BundleIndexJSON
 
@@ -37,7 +38,7 @@ struct StatsCommand: ParsableCommand {
         do {
             s = try reader.statistics()
             if detail { storage = try reader.storageUse() }
-        } catch { throw fail(error) }
+        } catch { throw ExitStatus.reporting(error) }
         if json {
             print(JSONText.render([
                 ("path", .string(s.path)), ("formatVersion", .int(Int64(s.formatVersion))),

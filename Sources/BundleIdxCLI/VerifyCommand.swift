@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 
 struct VerifyCommand: ParsableCommand {
@@ -25,11 +26,11 @@ struct VerifyCommand: ParsableCommand {
         do {
             installCrashGuard(options.resolvedPath)
             differences = try IndexVerifier.verify(indexPath: options.resolvedPath, roots: roots.isEmpty ? nil : roots)
-        } catch { throw fail(error) }
+        } catch { throw ExitStatus.reporting(error) }
         for d in differences { print(d) }
         if !differences.isEmpty {
             printError("\(differences.count) difference(s) between the index and the disk")
-            throw Exit.notFound
+            throw ExitStatus.notFound
         }
         print("index matches the disk")
     }

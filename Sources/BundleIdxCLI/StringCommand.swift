@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import BundleIndexJSON
 
@@ -63,13 +64,13 @@ struct StringCommand: ParsableCommand {
             } else {
                 value = try b.localizedStringEntry(forKey: key, table: table)
             }
-        } catch { throw fail(error) }
+        } catch { throw ExitStatus.reporting(error) }
         if json {
             print(JSONText.render([("bundle", .string(b.bundlePath)), ("table", .string(IndexedBundle.stringsTableName(table))),
                                    ("key", .string(key)), ("value", value.map(JSONText.string) ?? .null)]))
         } else if let value {
             PlainOutput.emit(value, nullTerminated: nullTerminated)
         }
-        if value == nil { throw Exit.notFound }
+        if value == nil { throw ExitStatus.notFound }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import BundleIndexJSON
 
@@ -42,7 +43,7 @@ struct InfoCommand: ParsableCommand {
         let b = try openBundle(reader, bundle, search.context)
         do {
             if let key {
-                guard let value = try b.object(forInfoDictionaryKey: key) else { throw Exit.notFound }
+                guard let value = try b.object(forInfoDictionaryKey: key) else { throw ExitStatus.notFound }
                 if json { print(JSONText(value)) } else { PlainOutput.emit(Self.plain(value), nullTerminated: null) }
                 return
             }
@@ -77,10 +78,10 @@ struct InfoCommand: ParsableCommand {
             PlainOutput.emit("searchList: \(b.languageSearchList.joined(separator: ", "))")
             for w in b.warnings { PlainOutput.emit("warning: \(w)") }
             for k in keys { PlainOutput.emit("\(k) = \(Self.plain(info[k]!))") }
-        } catch let e as ExitCode {
+        } catch let e as ExitStatus {
             throw e
         } catch {
-            throw fail(error)
+            throw ExitStatus.reporting(error)
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BundleIdxCommon
 import BundleIndex
 import BundleIndexJSON
 

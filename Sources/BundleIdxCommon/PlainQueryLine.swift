@@ -1,0 +1,134 @@
+@_spi(Engine) import BundleIndexCore
+
+/// The usual shape of a query command line, recognised without ArgumentParser:
+/// `bundleidx query BUNDLE NAME` plus any of `--index`, `--profile`, `--type`, `--dir`,
+/// `--localization` (each at most once, followed by its value), in any order.
+///
+/// Why: this is what the `bundleidx` front program answers itself, in a process that links
+/// neither Foundation nor ArgumentParser (docs/performance.md, "Fresh process"); everything
+/// else is handed to the full command line, `bundleidx-cli`. In a fresh process ArgumentParser's
+/// first parse alone costs ~2 ms — ten times the lookup — reflecting over every option.
+///
+/// Anything else returns nil and goes to the full command line, so usage errors and help read
+/// exactly as they do there: help and version flags, other options (`--json`, `--lang`,
+/// `--batch`, ...), `--option=value`, `--`, an empty value or one that starts with "-", a
+/// repeated option, an unknown profile, a missing NAME. CLITests run the same queries both ways.
+package struct PlainQueryLine {
+    package let index: String?
+    package let profile: SearchContext.Profile
+    package let query: ResourceQuery
+
+    package init?(arguments: [String]) {
+        guard arguments.count > 1, arguments[1] == "query" else { return nil }
+        var index, profileName, type, directory, localization: String?
+        var positionals: [String] = []
+        var rest = arguments.dropFirst(2)
+        // A switch over literals rather than a Set of names: the process's first Set<String>
+        // instantiates its metadata through a conformance scan (~0.1 ms in perf).
+        while let token = rest.popFirst() {
+            let taken: Bool
+            switch token {
+            case "--index": taken = Self.take(&index, from: &rest)
+            case "--profile": taken = Self.take(&profileName, from: &rest)
+            case "--type": taken = Self.take(&type, from: &rest)
+            case "--dir": taken = Self.take(&directory, from: &rest)
+            case "--localization": taken = Self.take(&localization, from: &rest)
+            default:
+                taken = Self.isPlainValue(token)
+                positionals.append(token)
+            }
+            guard taken else { return nil }
+        }
+        guard positionals.count == 2 else { return nil }
+        if let profileName {
+            // The spellings ArgumentParser accepts for the enum: its raw values.
+            guard let profile = SearchContext.Profile(rawValue: profileName) else { return nil }
+            self.profile = profile
+        } else {
+            profile = CommandLineContext.defaultProfile
+        }
+        self.index = index
+        query = ResourceQuery(bundle: positionals[0], name: positionals[1], type: type,
+                              directory: directory, localization: localization)
+    }
+
+    /// Stores the value that follows an option; false when the option was given before or its
+    /// value is not plain (the full command line decides those).
+    private static func take(_ slot: inout String?, from rest: inout ArraySlice<String>) -> Bool {
+        guard slot == nil, let value = rest.popFirst(), isPlainValue(value) else { return false }
+        slot = value
+        return true
+    }
+
+    /// A token ArgumentParser would take as a value whatever the options: ones that are empty or
+    /// start with "-" (options, negative numbers, "-", "--") are left to it.
+    private static func isPlainValue(_ token: String) -> Bool {
+        !token.isEmpty && !token.hasPrefix("-")
+    }
+
+    /// What `bundleidx query` does for this line: prints the path, or throws `.notFound`.
+    package func run() throws(ExitStatus) {
+        let reader = try openIndexReader(at: index ?? IndexLocation.default)
+        let (_, hit) = try query.find(in: reader, CommandLineContext.context(profile: profile))
+        guard let hit else { throw .notFound }
+        PlainOutput.emit(hit.path)
+    }
+}
+
+/// One lookup as `bundleidx query` makes it: the bundle (by path or identifier), then the
+/// resource, as `Bundle.path(forResource:ofType:inDirectory:forLocalization:)`.
+package struct ResourceQuery {
+    package var bundle: String
+    package var name: String?
+    package var type: String?
+    package var directory: String?
+    package var localization: String?
+
+    package init(bundle: String, name: String?, type: String?, directory: String?, localization: String?) {
+        self.bundle = bundle
+        self.name = name
+        self.type = type
+        self.directory = directory
+        self.localization = localization
+    }
+
+    /// The opened bundle and what the lookup found in it (nil: nothing); a bundle that is not
+    /// in the index, or an index that fails, is reported and thrown.
+    package func find(in reader: IndexReader,
+                      _ context: SearchContext) throws(ExitStatus) -> (bundle: IndexedBundle, hit: ResourceHit?) {
+        let b = try openBundle(reader, bundle, context)
+        do {
+            if let localization {
+                return (b, try b.resource(named: name, ofType: type, inDirectory: directory, forLocalization: localization))
+            }
+            return (b, try b.resource(named: name, ofType: type, inDirectory: directory))
+        } catch {
+            throw .reporting(error)
+        }
+    }
+}
+
+/// The search context a command line asks for, with the defaults `--help` names.
+package enum CommandLineContext {
+    package static let defaultProfile = SearchContext.Profile.apple
+    package static let defaultPlatform = SearchContext.Platform.linux
+
+    /// `languages` may hold comma-separated lists; none means the environment's ($LANGUAGE, ...).
+    package static func context(profile: SearchContext.Profile, languages: [String] = [],
+                               platform: SearchContext.Platform = defaultPlatform,
+                               device: SearchContext.Device? = nil) -> SearchContext {
+        switch profile {
+        case .foundationLinux: return .foundationLinux
+        case .apple:
+            let langs = languages.flatMap { $0.split(separator: ",").map { trimmingSpaces($0) } }.filter { !$0.isEmpty }
+            return .apple(languages: langs.isEmpty ? nil : langs, platform: platform, device: device)
+        }
+    }
+
+    private static func trimmingSpaces(_ text: Substring) -> String {
+        var s = text
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}
