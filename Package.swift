@@ -61,25 +61,27 @@ let package = Package(
             sources: ["Scan", "Build", "Watch", "BundleIndex.swift"]
         ),
         // The JSON faces of the library: `--json` output and the batch protocol (docs/architecture.md).
-        .target(name: "BundleIndexJSON", dependencies: ["BundleIndex", .product(name: "SystemPackage", package: "swift-system")]),
+        // Like the core it imports no Foundation: the front program answers `--json` with it.
+        .target(name: "BundleIndexJSON", dependencies: ["BundleIndexCore", .product(name: "SystemPackage", package: "swift-system")]),
         // `IndexedFoundationBundle`, a `Bundle` subclass answering from the index (docs/foundation-dropin.md).
         .target(name: "BundleIndexFoundation", dependencies: ["BundleIndex"]),
         // `@c` exports of include/bundleidx.h. Only the bundleidx_* functions leave the library
         // (a version script), so its own Swift runtime cannot clash with a host's; a release
-        // build carries the Swift runtime and Foundation inside, like the CLI.
+        // build carries the Swift runtime inside. It links the core and the JSON faces only: no
+        // Foundation or ICU.
         .target(
             name: "BundleIndexC",
-            dependencies: ["BundleIndex", "BundleIndexJSON"],
+            dependencies: ["BundleIndexCore", "BundleIndexJSON"],
             exclude: ["bundleidx.map"],
             linkerSettings: [
                 .unsafeFlags(["-Xlinker", "-soname=libbundleidx.so.0",
                               "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/BundleIndexC/bundleidx.map"]),
-                .unsafeFlags(["-static-stdlib"] + staticFoundationLibraries, .when(configuration: .release)),
+                .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
             ]
         ),
         // What both programs below share: exit statuses, error messages, plain output and the
         // plain query line. Like BundleIndexCore it imports no Foundation.
-        .target(name: "BundleIdxCommon", dependencies: ["BundleIndexCore"]),
+        .target(name: "BundleIdxCommon", dependencies: ["BundleIndexCore", "BundleIndexJSON"]),
         // `bundleidx`, the program users run: answers a plain `query` line itself and hands every
         // other command line to `bundleidx-cli` (exec). Linked fully statically in release
         // builds: no dynamic loader, no relocations at start-up, no Foundation or ICU pages —
@@ -87,7 +89,7 @@ let package = Package(
         // "Fresh process").
         .executableTarget(
             name: "bundleidx",
-            dependencies: ["BundleIdxCommon", "BundleIndexCore"],
+            dependencies: ["BundleIdxCommon", "BundleIndexCore", "BundleIndexJSON"],
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         // The full command line: every command, ArgumentParser's help and completions.

@@ -87,19 +87,3 @@ struct QueryCommand: ParsableCommand {
         }
     }
 }
-
-extension ResourceQuery {
-    /// Prints what the lookup found — the path, or with `json` an object — and throws
-    /// `ExitStatus.notFound` when nothing matches.
-    func answer(_ reader: IndexReader, _ context: SearchContext, json: Bool) throws {
-        let (b, hit) = try find(in: reader, context)
-        let path = hit?.path
-        if json {
-            print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
-                                   ("isDirectory", .bool(hit?.isDirectory ?? false))]))
-        } else if let path {
-            PlainOutput.emit(path)
-        }
-        if hit == nil { throw ExitStatus.notFound }
-    }
-}

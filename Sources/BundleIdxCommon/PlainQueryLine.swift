@@ -1,8 +1,9 @@
 @_spi(Engine) import BundleIndexCore
+import BundleIndexJSON
 
 /// The usual shape of a query command line, recognised without ArgumentParser:
 /// `bundleidx query BUNDLE NAME` plus any of `--index`, `--profile`, `--type`, `--dir`,
-/// `--localization` (each at most once, followed by its value), in any order.
+/// `--localization` (each at most once, followed by its value) and `--json`, in any order.
 ///
 /// Why: this is what the `bundleidx` front program answers itself, in a process that links
 /// neither Foundation nor ArgumentParser (docs/performance.md, "Fresh process"); everything
@@ -10,18 +11,19 @@
 /// first parse alone costs ~2 ms — ten times the lookup — reflecting over every option.
 ///
 /// Anything else returns nil and goes to the full command line, so usage errors and help read
-/// exactly as they do there: help and version flags, other options (`--json`, `--lang`,
-/// `--batch`, ...), `--option=value`, `--`, an empty value or one that starts with "-", a
+/// exactly as they do there: help and version flags, other options (`--lang`, `--batch`, ...), `--option=value`, `--`, an empty value or one that starts with "-", a
 /// repeated option, an unknown profile, a missing NAME. CLITests run the same queries both ways.
 package struct PlainQueryLine {
     package let index: String?
     package let profile: SearchContext.Profile
     package let query: ResourceQuery
+    package let json: Bool
 
     package init?(arguments: [String]) {
         guard arguments.count > 1, arguments[1] == "query" else { return nil }
         var index, profileName, type, directory, localization: String?
         var positionals: [String] = []
+        var json = false
         var rest = arguments.dropFirst(2)
         // A switch over literals rather than a Set of names: the process's first Set<String>
         // instantiates its metadata through a conformance scan (~0.1 ms in perf).
@@ -33,6 +35,9 @@ package struct PlainQueryLine {
             case "--type": taken = Self.take(&type, from: &rest)
             case "--dir": taken = Self.take(&directory, from: &rest)
             case "--localization": taken = Self.take(&localization, from: &rest)
+            case "--json":
+                taken = !json
+                json = true
             default:
                 taken = Self.isPlainValue(token)
                 positionals.append(token)
@@ -48,6 +53,7 @@ package struct PlainQueryLine {
             profile = CommandLineContext.defaultProfile
         }
         self.index = index
+        self.json = json
         query = ResourceQuery(bundle: positionals[0], name: positionals[1], type: type,
                               directory: directory, localization: localization)
     }
@@ -66,12 +72,10 @@ package struct PlainQueryLine {
         !token.isEmpty && !token.hasPrefix("-")
     }
 
-    /// What `bundleidx query` does for this line: prints the path, or throws `.notFound`.
+    /// What `bundleidx query` does for this line (`ResourceQuery.answer`).
     package func run() throws(ExitStatus) {
         let reader = try openIndexReader(at: index ?? IndexLocation.default)
-        let (_, hit) = try query.find(in: reader, CommandLineContext.context(profile: profile))
-        guard let hit else { throw .notFound }
-        PlainOutput.emit(hit.path)
+        try query.answer(reader, CommandLineContext.context(profile: profile), json: json)
     }
 }
 
@@ -105,6 +109,20 @@ package struct ResourceQuery {
         } catch {
             throw .reporting(error)
         }
+    }
+
+    /// Prints what the lookup found — the path, or with `json` an object — and throws
+    /// `.notFound` when nothing matches.
+    package func answer(_ reader: IndexReader, _ context: SearchContext, json: Bool) throws(ExitStatus) {
+        let (b, hit) = try find(in: reader, context)
+        let path = hit?.path
+        if json {
+            print(JSONText.render([("bundle", .string(b.bundlePath)), ("path", path.map(JSONText.string) ?? .null),
+                                   ("isDirectory", .bool(hit?.isDirectory ?? false))]))
+        } else if let path {
+            PlainOutput.emit(path)
+        }
+        if hit == nil { throw .notFound }
     }
 }
 

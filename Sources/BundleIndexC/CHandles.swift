@@ -1,4 +1,4 @@
-import BundleIndex
+import BundleIndexCore
 import Synchronization
 
 /// What a `bundleidx_index *` points at: the open index and the rules bundles opened from it

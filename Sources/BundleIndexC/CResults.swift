@@ -1,4 +1,4 @@
-import BundleIndex
+import BundleIndexCore
 
 import Glibc
 

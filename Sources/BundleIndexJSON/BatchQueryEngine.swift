@@ -1,4 +1,4 @@
-import BundleIndex
+import BundleIndexCore
 
 /// Answers `bundleidx query --batch` (docs/batch.md): one JSON request per line with a
 /// `"bundle"` field and one of the differential oracle's operations, one JSON answer per line.

@@ -1,5 +1,4 @@
-import BundleIndex
-import Foundation
+import BundleIndexCore
 
 /// A JSON value being written: the CLI's `--json` output and the batch protocol's answers.
 /// Written by hand rather than through `JSONSerialization`, which costs more than a lookup per
@@ -85,7 +84,7 @@ public indirect enum JSONText: CustomStringConvertible {
         case .real(let d): self = style == .tagged ? .object([("$real", .double(d))]) : .double(d)
         case .bool(let b): self = style == .tagged ? .object([("$bool", .bool(b))]) : .bool(b)
         case .date(let d): self = .object([("$date", .double(d))])
-        case .data(let d): self = .object([("$data", .string(Data(d).base64EncodedString()))])
+        case .data(let d): self = .object([("$data", .string(Base64.encode(d)))])
         case .array(let a): self = .array(a.map { JSONText($0, style: style) })
         case .dictionary(let d):
             self = .object(d.keys.sorted(by: Self.byteOrder).map { ($0, JSONText(d[$0]!, style: style)) })

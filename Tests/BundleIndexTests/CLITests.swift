@@ -102,10 +102,13 @@ struct CLITests {
         #expect(found.status == 0 && found.stdout == f.root + "/Phone.app/icon-linux.png\n", "\(found)")
         let missing = try run([front, "query", "com.example.phone", "nope", "--index", f.indexPath])
         #expect(missing.status == 1 && missing.stdout.isEmpty && missing.stderr.isEmpty, "\(missing)")
+        let json = try run([front, "query", "com.example.phone", "icon", "--type", "png", "--json", "--index", f.indexPath])
+        #expect(json.status == 0 && json.stdout == #"{"bundle":"\#(f.root)/Phone.app","path":"\#(f.root)/Phone.app/icon-linux.png","isDirectory":false}"#
+                + "\n", "\(json)")
         let noIndex = try run([front, "query", "com.example.phone", "icon", "--index", f.root + "/no-index"])
         #expect(noIndex.status == 3 && noIndex.stderr.contains("no index at"), "\(noIndex)")
         // Anything else needs the full command line, and says where it looked.
-        for line in [["stats"], ["query", "com.example.phone", "icon", "--json"], ["--help"]] {
+        for line in [["stats"], ["query", "com.example.phone", "icon", "--lang", "fr"], ["--help"]] {
             let handed = try run([front] + line + ["--index", f.indexPath])
             #expect(handed.status == 5 && handed.stderr.contains("cannot find bundleidx-cli"), "\(line): \(handed)")
             #expect(handed.stderr.contains(alone + "/bundleidx-cli") && handed.stderr.contains("/libexec/bundleidx/bundleidx-cli"))
@@ -123,7 +126,7 @@ struct CLITests {
     func frontProgramIsSmall() throws {
         let binary = try #require(FileManager.default.contents(atPath: bundleidxBinary))
         // Swift's mangled names spell a module as its length and name; none of these may appear.
-        for module in ["14ArgumentParser", "10Foundation", "20FoundationEssentials", "9BundleIndex", "15BundleIndexJSON"] {
+        for module in ["14ArgumentParser", "10Foundation", "20FoundationEssentials", "9BundleIndex"] {
             #expect(binary.range(of: Data(module.utf8)) == nil, "\(module) is linked into bundleidx")
         }
         #expect(binary.range(of: Data("15BundleIndexCore".utf8)) != nil, "the check itself reads mangled names")
