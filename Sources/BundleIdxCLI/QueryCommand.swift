@@ -74,16 +74,8 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         let reader = try options.openReader()
         let context = search.context
-        if batch { return try runBatch(reader, context) }
+        if batch { return try serveBatch(reader, context) }
         try ResourceQuery(bundle: bundle!, name: name, type: type, directory: dir, localization: localization)
             .answer(reader, context, json: json)
-    }
-
-    private func runBatch(_ reader: IndexReader, _ context: SearchContext) throws {
-        do {
-            try BatchQueryEngine(reader: reader, profile: context).serve(input: 0, output: 1)
-        } catch {
-            throw ExitStatus.reporting(error)
-        }
     }
 }

@@ -3,7 +3,8 @@ import BundleIndexJSON
 
 /// The usual shape of a query command line, recognised without ArgumentParser:
 /// `bundleidx query BUNDLE NAME` plus any of `--index`, `--profile`, `--type`, `--dir`,
-/// `--localization` (each at most once, followed by its value) and `--json`, in any order.
+/// `--localization` (each at most once, followed by its value) and `--json`, in any order; and
+/// `bundleidx query --batch` with at most `--index` and `--profile`.
 ///
 /// Why: this is what the `bundleidx` front program answers itself, in a process that links
 /// neither Foundation nor ArgumentParser (docs/performance.md, "Fresh process"); everything
@@ -16,14 +17,15 @@ import BundleIndexJSON
 package struct PlainQueryLine {
     package let index: String?
     package let profile: SearchContext.Profile
-    package let query: ResourceQuery
+    /// nil for `--batch`: the lookups come from standard input.
+    package let query: ResourceQuery?
     package let json: Bool
 
     package init?(arguments: [String]) {
         guard arguments.count > 1, arguments[1] == "query" else { return nil }
         var index, profileName, type, directory, localization: String?
         var positionals: [String] = []
-        var json = false
+        var json = false, batch = false
         var rest = arguments.dropFirst(2)
         // A switch over literals rather than a Set of names: the process's first Set<String>
         // instantiates its metadata through a conformance scan (~0.1 ms in perf).
@@ -38,13 +40,21 @@ package struct PlainQueryLine {
             case "--json":
                 taken = !json
                 json = true
+            case "--batch":
+                taken = !batch
+                batch = true
             default:
                 taken = Self.isPlainValue(token)
                 positionals.append(token)
             }
             guard taken else { return nil }
         }
-        guard positionals.count == 2 else { return nil }
+        if batch {
+            // Anything more is a usage error the full command line words.
+            guard positionals.isEmpty, type == nil, directory == nil, localization == nil, !json else { return nil }
+        } else {
+            guard positionals.count == 2 else { return nil }
+        }
         if let profileName {
             // The spellings ArgumentParser accepts for the enum: its raw values.
             guard let profile = SearchContext.Profile(rawValue: profileName) else { return nil }
@@ -54,8 +64,8 @@ package struct PlainQueryLine {
         }
         self.index = index
         self.json = json
-        query = ResourceQuery(bundle: positionals[0], name: positionals[1], type: type,
-                              directory: directory, localization: localization)
+        query = batch ? nil : ResourceQuery(bundle: positionals[0], name: positionals[1], type: type,
+                                            directory: directory, localization: localization)
     }
 
     /// Stores the value that follows an option; false when the option was given before or its
@@ -72,10 +82,22 @@ package struct PlainQueryLine {
         !token.isEmpty && !token.hasPrefix("-")
     }
 
-    /// What `bundleidx query` does for this line (`ResourceQuery.answer`).
+    /// What `bundleidx query` does for this line: `ResourceQuery.answer`, or the batch protocol.
     package func run() throws(ExitStatus) {
         let reader = try openIndexReader(at: index ?? IndexLocation.default)
-        try query.answer(reader, CommandLineContext.context(profile: profile), json: json)
+        let context = CommandLineContext.context(profile: profile)
+        guard let query else { return try serveBatch(reader, context) }
+        try query.answer(reader, context, json: json)
+    }
+}
+
+/// `bundleidx query --batch`: one JSON request per line of standard input, one answer per line
+/// of standard output (docs/batch.md).
+package func serveBatch(_ reader: IndexReader, _ context: SearchContext) throws(ExitStatus) {
+    do {
+        try BatchQueryEngine(reader: reader, profile: context).serve(input: 0, output: 1)
+    } catch {
+        throw .reporting(error)
     }
 }
 

@@ -105,10 +105,15 @@ struct CLITests {
         let json = try run([front, "query", "com.example.phone", "icon", "--type", "png", "--json", "--index", f.indexPath])
         #expect(json.status == 0 && json.stdout == #"{"bundle":"\#(f.root)/Phone.app","path":"\#(f.root)/Phone.app/icon-linux.png","isDirectory":false}"#
                 + "\n", "\(json)")
+        let batch = try run([front, "query", "--batch", "--profile", "foundation-linux", "--index", f.indexPath],
+                            input: #"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"# + "\nnot json\n")
+        #expect(batch.status == 0 && batch.stdout.hasPrefix("\"" + f.root + "/Phone.app/icon-linux.png\"\n{\"error\":"),
+                "\(batch)")
         let noIndex = try run([front, "query", "com.example.phone", "icon", "--index", f.root + "/no-index"])
         #expect(noIndex.status == 3 && noIndex.stderr.contains("no index at"), "\(noIndex)")
         // Anything else needs the full command line, and says where it looked.
-        for line in [["stats"], ["query", "com.example.phone", "icon", "--lang", "fr"], ["--help"]] {
+        for line in [["stats"], ["query", "com.example.phone", "icon", "--lang", "fr"], ["query", "--batch", "--lang", "fr"],
+                     ["query", "--batch", "com.example.phone"], ["--help"]] {
             let handed = try run([front] + line + ["--index", f.indexPath])
             #expect(handed.status == 5 && handed.stderr.contains("cannot find bundleidx-cli"), "\(line): \(handed)")
             #expect(handed.stderr.contains(alone + "/bundleidx-cli") && handed.stderr.contains("/libexec/bundleidx/bundleidx-cli"))
