@@ -102,14 +102,18 @@ public final class BatchQueryEngine {
         case .path, .url:
             let name = try q.string(.name), type = try q.string(.type), dir = try q.string(.dir)
             // A "loc" member, even null, asks the forLocalization: form; no member, the plain form.
+            if op == .path && paths == .absolute {
+                // The bundle's remembered answers (AnswerCache): a line asked before costs a
+                // dictionary probe until the next commit; a first ask reads the index as always.
+                let answer = q.has(.loc)
+                    ? try b.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: try q.string(.loc))
+                    : try b.path(forResource: name, ofType: type, inDirectory: dir)
+                if let answer { out.string(answer) } else { out.null() }
+                return
+            }
             let hit: ResourceHit?
             if q.has(.loc) {
                 hit = try b.resource(named: name, ofType: type, inDirectory: dir, forLocalization: try q.string(.loc))
-            } else if op == .path && paths == .absolute {
-                // The allocation-free lookup: its path bytes go straight into the answer.
-                let found: Void? = try b.withPath(forResource: name, ofType: type, inDirectory: dir) { out.string(utf8: $0) }
-                if found == nil { out.null() }
-                return
             } else {
                 hit = try b.resource(named: name, ofType: type, inDirectory: dir)
             }

@@ -30,6 +30,49 @@ struct BatchProtocolTests {
         #expect(failures.isEmpty, "\(failures.count) invalid lines; first: \(failures.prefix(5))")
     }
 
+    @Test("a client that writes one line and waits gets its answer before it sends the next")
+    func answersBeforeWaitingForInput() throws {
+        let (f, _) = try Self.engine()
+        let server = Process()
+        // Killed after 20 s: an answer held back would otherwise hang the test instead of failing it.
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        server.arguments = ["-s", "KILL", "20", bundleidxBinary, "query", "--batch", "--index", f.indexPath]
+        let input = Pipe(), output = Pipe()
+        server.standardInput = input
+        server.standardOutput = output
+        try server.run()
+        defer { input.fileHandleForWriting.closeFile(); server.waitUntilExit() }
+        let lines = [#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#,
+                     #"{"bundle":"com.example.phone","op":"path","name":"none"}"#, "not json"]
+        for line in lines {
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            var answer = Data()
+            while !answer.contains(10) {
+                let more = output.fileHandleForReading.availableData
+                if more.isEmpty { break }   // the server ended (killed): no answer came
+                answer.append(more)
+            }
+            #expect(answer.last == 10 && answer.filter { $0 == 10 }.count == 1, "\(line): \(String(decoding: answer, as: UTF8.self))")
+        }
+    }
+
+    @Test("a file of lines is answered in large writes, in order, the last one at the end",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "strace counts the writes"))
+    func answersCollectBetweenReads() throws {
+        let (f, _) = try Self.engine()
+        let line = #"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#
+        let count = 5_000   // ~350 KB of answers: several 64 KiB writes and a last, short one
+        let r = try run(["strace", "-f", "-e", "trace=write", "-o", f.root + "/trace", bundleidxBinary, "query", "--batch",
+                         "--profile", "foundation-linux", "--index", f.indexPath],
+                        input: String(repeating: line + "\n", count: count) + "not json\n")
+        let answers = r.stdout.split(separator: "\n")
+        #expect(answers.count == count + 1 && answers.dropLast().allSatisfy { $0 == "\"\(f.root)/Phone.app/icon.png\"" }
+                && answers.last?.hasPrefix("{\"error\":") == true)
+        let writes = try String(contentsOfFile: f.root + "/trace", encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains("write(1,") }
+        #expect(writes.count < count / 100, "\(writes.count) writes for \(count + 1) answers")
+    }
+
     @Test("answers: strings read back as the same scalars; only \", \\ and controls escaped")
     func answerStrings() throws {
         var rng = SeededRandom(state: 4242)
