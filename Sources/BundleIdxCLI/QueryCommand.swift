@@ -74,7 +74,7 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         let reader = try options.openReader()
         let context = search.context
-        if batch { return try serveBatch(reader, context) }
+        if batch { try serveBatch(reader, context) }
         try ResourceQuery(bundle: bundle!, name: name, type: type, directory: dir, localization: localization)
             .answer(reader, context, json: json)
     }
