@@ -5,8 +5,8 @@ import Glibc
 
 /// The usual shape of a query command line, recognised without ArgumentParser:
 /// `bundleidx query BUNDLE NAME` plus any of `--index`, `--profile`, `--type`, `--dir`,
-/// `--localization` (each at most once, followed by its value) and `--json`, in any order; and
-/// `bundleidx query --batch` with at most `--index` and `--profile`.
+/// `--localization`, `--lang`, `--platform`, `--device` (each at most once, followed by its value)
+/// and `--json`, in any order; and `bundleidx query --batch` with the same context options.
 ///
 /// Why: this is what the `bundleidx` front program answers itself, in a process that links
 /// neither Foundation nor ArgumentParser (docs/performance.md, "Fresh process"); everything
@@ -14,18 +14,19 @@ import Glibc
 /// first parse alone costs ~2 ms — ten times the lookup — reflecting over every option.
 ///
 /// Anything else returns nil and goes to the full command line, so usage errors and help read
-/// exactly as they do there: help and version flags, other options (`--lang`, `--batch`, ...), `--option=value`, `--`, an empty value or one that starts with "-", a
-/// repeated option, an unknown profile, a missing NAME. CLITests run the same queries both ways.
+/// exactly as they do there: help and version flags, other options, `--option=value`, `--`, an empty value or one that starts with "-", a
+/// repeated option, an unknown profile, platform or device, a context option with
+/// `--profile foundation-linux`, a missing NAME. CLITests run the same queries both ways.
 package struct PlainQueryLine {
     package let index: String?
-    package let profile: SearchContext.Profile
+    package let context: SearchContext
     /// nil for `--batch`: the lookups come from standard input.
     package let query: ResourceQuery?
     package let json: Bool
 
     package init?(arguments: [String]) {
         guard arguments.count > 1, arguments[1] == "query" else { return nil }
-        var index, profileName, type, directory, localization: String?
+        var index, profileName, type, directory, localization, languages, platformName, deviceName: String?
         var positionals: [String] = []
         var json = false, batch = false
         var rest = arguments.dropFirst(2)
@@ -39,6 +40,9 @@ package struct PlainQueryLine {
             case "--type": taken = Self.take(&type, from: &rest)
             case "--dir": taken = Self.take(&directory, from: &rest)
             case "--localization": taken = Self.take(&localization, from: &rest)
+            case "--lang": taken = Self.take(&languages, from: &rest)
+            case "--platform": taken = Self.take(&platformName, from: &rest)
+            case "--device": taken = Self.take(&deviceName, from: &rest)
             case "--json":
                 taken = !json
                 json = true
@@ -57,13 +61,25 @@ package struct PlainQueryLine {
         } else {
             guard positionals.count == 2 else { return nil }
         }
+        // The spellings ArgumentParser accepts for the enums: their raw values.
+        var profile = CommandLineContext.defaultProfile, platform = CommandLineContext.defaultPlatform
+        var device: SearchContext.Device?
         if let profileName {
-            // The spellings ArgumentParser accepts for the enum: its raw values.
-            guard let profile = SearchContext.Profile(rawValue: profileName) else { return nil }
-            self.profile = profile
-        } else {
-            profile = CommandLineContext.defaultProfile
+            guard let named = SearchContext.Profile(rawValue: profileName) else { return nil }
+            profile = named
         }
+        if let platformName {
+            guard let named = SearchContext.Platform(rawValue: platformName) else { return nil }
+            platform = named
+        }
+        if let deviceName {
+            guard let named = SearchContext.Device(rawValue: deviceName) else { return nil }
+            device = named
+        }
+        // foundation-linux takes no context options: the full command line says so.
+        if profile == .foundationLinux && (languages != nil || platformName != nil || device != nil) { return nil }
+        context = CommandLineContext.context(profile: profile, languages: languages.map { [$0] } ?? [],
+                                             platform: platform, device: device)
         self.index = index
         self.json = json
         query = batch ? nil : ResourceQuery(bundle: positionals[0], name: positionals[1], type: type,
@@ -87,7 +103,6 @@ package struct PlainQueryLine {
     /// What `bundleidx query` does for this line: `ResourceQuery.answer`, or the batch protocol.
     package func run() throws(ExitStatus) {
         let reader = try openIndexReader(at: index ?? IndexLocation.default)
-        let context = CommandLineContext.context(profile: profile)
         guard let query else { try serveBatch(reader, context) }
         try query.answer(reader, context, json: json)
     }

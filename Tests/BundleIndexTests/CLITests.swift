@@ -74,6 +74,11 @@ struct CLITests {
             (f.indexPath, [phone, "en", "--type", "lproj"]),
             (f.indexPath, ["com.example.none", "icon"]),
             (f.indexPath, ["help", "icon"]),
+            (f.indexPath, ["com.example.phone", "Localizable", "--type", "strings", "--lang", "fr,en"]),
+            (f.indexPath, ["com.example.phone", "icon.png", "--platform", "ios", "--device", "ipad"]),
+            (f.indexPath, ["com.example.phone", "icon", "--type", "png", "--platform", "macos", "--json"]),
+            (f.indexPath, ["com.example.phone", "icon", "--device", "ipod", "--profile", "foundation-linux"]),
+            (f.indexPath, ["com.example.phone", "icon", "--platform", "beos"]),
             (f.root + "/no-index", ["com.example.phone", "icon", "--type", "png"]),
         ]
         for (index, arguments) in queries {
@@ -100,6 +105,9 @@ struct CLITests {
         let front = alone + "/bundleidx"
         let found = try run([front, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath])
         #expect(found.status == 0 && found.stdout == f.root + "/Phone.app/icon-linux.png\n", "\(found)")
+        let languages = try run([front, "query", "com.example.phone", "Localizable", "--type", "strings", "--lang", "fr,en",
+                                 "--platform", "linux", "--index", f.indexPath])
+        #expect(languages.status == 0 && languages.stdout == f.root + "/Phone.app/en.lproj/Localizable.strings\n", "\(languages)")
         let missing = try run([front, "query", "com.example.phone", "nope", "--index", f.indexPath])
         #expect(missing.status == 1 && missing.stdout.isEmpty && missing.stderr.isEmpty, "\(missing)")
         let json = try run([front, "query", "com.example.phone", "icon", "--type", "png", "--json", "--index", f.indexPath])
@@ -112,7 +120,8 @@ struct CLITests {
         let noIndex = try run([front, "query", "com.example.phone", "icon", "--index", f.root + "/no-index"])
         #expect(noIndex.status == 3 && noIndex.stderr.contains("no index at"), "\(noIndex)")
         // Anything else needs the full command line, and says where it looked.
-        for line in [["stats"], ["query", "com.example.phone", "icon", "--lang", "fr"], ["query", "--batch", "--lang", "fr"],
+        for line in [["stats"], ["query", "com.example.phone", "icon", "--lang", "fr", "--lang", "en"],
+                     ["query", "--batch", "--profile", "foundation-linux", "--lang", "fr"],
                      ["query", "--batch", "com.example.phone"], ["--help"]] {
             let handed = try run([front] + line + ["--index", f.indexPath])
             #expect(handed.status == 5 && handed.stderr.contains("cannot find bundleidx-cli"), "\(line): \(handed)")
