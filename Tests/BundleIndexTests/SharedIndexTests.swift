@@ -98,6 +98,44 @@ struct LocklessReadTests {
     }
 }
 
+@Suite("Reliability: a verify overtaken by commits")
+struct OvertakenVerifyTests {
+    /// What the seam does between verify's snapshot and its comparison (`IndexVerifier.afterSnapshot`).
+    final class Interloper: @unchecked Sendable {
+        let fixture: BundleFixture
+        let commits: Int
+        var snapshots: [UInt64] = []
+        init(_ fixture: BundleFixture, commits: Int) { (self.fixture, self.commits) = (fixture, commits) }
+
+        func act(_ snapshot: UInt64) throws {
+            snapshots.append(snapshot)
+            guard snapshots.count == 1, commits > 0 else { return }
+            // The disk changes, and the index follows it, after verify took its snapshot.
+            FileManager.default.createFile(atPath: fixture.root + "/Phone.app/added.txt", contents: nil)
+            for _ in 0..<commits { try fixture.build() }
+        }
+    }
+
+    @Test("a lockless verify that two commits overtook reads again and reports no mismatch; after one it keeps its snapshot")
+    func overtakenVerifyReadsAgain() throws {
+        for (commits, reads, differences) in [(0, 1, 0), (1, 1, 1), (2, 2, 0), (4, 2, 0)] {
+            let f = try BundleFixture(SharedIndexTests.tree)
+            try f.build()
+            let store = try IndexStore.openLocklessForTesting(path: f.indexPath)
+            #expect(store.environment.lockless)
+            let interloper = Interloper(f, commits: commits)
+            let found = try IndexVerifier.$afterSnapshot.withValue({ try interloper.act($0) }) {
+                try IndexVerifier.verify(store: store, roots: [f.root])
+            }
+            #expect(interloper.snapshots.count == reads, "\(commits) commits: snapshots \(interloper.snapshots)")
+            // One commit cannot have reused the snapshot's pages: the read stands, and reports
+            // what that snapshot lacks. Two or more make it read the newest snapshot instead.
+            #expect(found.count == differences, "\(commits) commits: \(found)")
+            if differences == 1 { #expect(found.first?.detail.contains("not indexed: added.txt") == true, "\(found)") }
+        }
+    }
+}
+
 /// Root reads every folder whatever its mode, so these builds run as `nobody`, who owns the tree
 /// and the index: `chmod 000` then stops the build's reads as it would stop a user's.
 @Suite("Reliability: folders that become unreadable", .enabled(if: runsAsRoot, "running a command as another user needs root"))

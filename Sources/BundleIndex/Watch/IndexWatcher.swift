@@ -108,7 +108,10 @@ public final class IndexWatcher {
         reportLimit()
         let started = monotonicSeconds()
         var scanned = 0, kept = 0, removed = 0
+        let bundlesBefore = bundles
         try store.write { writer in
+            // A catch-up that outgrew the map runs again from here after the map grew.
+            (scanned, kept, removed, bundles) = (0, 0, 0, bundlesBefore)
             for root in roots {
                 let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
                 var walker = TreeWalker()

@@ -15,7 +15,10 @@ extension IndexWatcher {
         } else {
             var rescanned = Set<String>()
             var scannedDirectories: [String] = []
+            let bundlesBefore = bundles
             try store.write { writer in
+                // A batch that outgrew the map runs again from here after the map grew.
+                (bundles, rescanned, scannedDirectories) = (bundlesBefore, [], [])
                 for dir in batch.children.keys.sorted(by: byteOrder) {
                     for name in batch.children[dir]!.sorted(by: byteOrder) {
                         try lookAgain(at: dir == "/" ? "/" + name : dir + "/" + name, writer, &rescanned, &scannedDirectories)
@@ -112,6 +115,7 @@ extension IndexWatcher {
         reportLimit()
         var found: Set<String> = []
         try store.write { writer in
+            found = []   // a rescan that outgrew the map runs again after it grew
             for r in roots {
                 // Bundles written again keep their ids (see IndexBuilder.build); the rest go.
                 let before = try writer.bundlePaths(under: r)
