@@ -78,13 +78,11 @@ public enum IndexBuilder {
                 // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
                 let report = try ScanPipeline.run(root: root) { bundle in
                     vanished.remove(bundle.path)
-                    // A folder that cannot be read is not a folder that was emptied: a bundle
-                    // scanned only in part keeps the records of its last complete build.
-                    if !bundle.unreadable.isEmpty, try writer.bundleRecord(path: bundle.path) != nil {
+                    // A bundle scanned only in part keeps the records of its last complete build.
+                    guard try writer.addBundleUnlessPartial(bundle, root: root, now: now) else {
                         kept.append(bundle.path)
                         return
                     }
-                    try writer.addBundle(bundle, root: root, now: now)
                     written += 1
                     writtenResources += bundle.resourceCount
                     progress?(written, writtenResources)
@@ -95,7 +93,7 @@ public enum IndexBuilder {
                 skipped += report.skippedNames
                 warnings += report.warnings
                 for path in vanished.sorted(by: byteOrder) {
-                    if report.unreadablePaths.contains(where: { PathText.isSameOrInside(path, $0) }) {
+                    if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {
                         kept.append(path)
                     } else {
                         try writer.removeBundle(path: path)
