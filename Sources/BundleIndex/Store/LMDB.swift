@@ -254,18 +254,27 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// `takingIdle`, hands out an idle reader if there is one.
     private func enter(takingIdle: Bool) throws -> LMDBTransaction? {
         while true {
-            let admitted: Result<LMDBTransaction?, LMDBError>? = transactions.withLock { t in
-                if t.unmapped { return .failure(.other(code: ENOMEM, message: Self.unmappedMessage)) }
-                guard !t.resizing else { return nil }
+            let admission: Admission = transactions.withLock { t in
+                if t.unmapped { return .unmapped }
+                guard !t.resizing else { return .wait }
                 t.open += 1
-                return .success(takingIdle ? t.idle.popLast() : nil)
+                return .admitted(takingIdle ? t.idle.popLast() : nil)
             }
-            if let admitted { return try admitted.get() }
-            usleep(200)
+            switch admission {
+            case .admitted(let idle): return idle
+            case .wait: usleep(200)
+            case .unmapped:
+                throw LMDBError.other(code: ENOMEM, message: "the index map could not be mapped again after "
+                                      + "resizing it; open the index again")
+            }
         }
     }
 
-    private static let unmappedMessage = "the index map could not be mapped again after resizing it; open the index again"
+    private enum Admission {
+        case admitted(LMDBTransaction?)
+        case wait
+        case unmapped
+    }
 
     /// A lockless read is kept only when its snapshot's pages cannot have been reused while it
     /// ran. LMDB's writer of transaction W reuses only pages freed by transactions up to W - 2
