@@ -99,12 +99,50 @@ struct LocklessReadTests {
     }
 }
 
+@Suite("Reliability: a verify overtaken by commits")
+struct OvertakenVerifyTests {
+    /// What the seam does between verify's snapshot and its comparison (`IndexVerifier.afterSnapshot`).
+    final class Interloper: @unchecked Sendable {
+        let fixture: BundleFixture
+        let commits: Int
+        var snapshots: [UInt64] = []
+        init(_ fixture: BundleFixture, commits: Int) { (self.fixture, self.commits) = (fixture, commits) }
+
+        func act(_ snapshot: UInt64) throws {
+            snapshots.append(snapshot)
+            guard snapshots.count == 1, commits > 0 else { return }
+            // The disk changes, and the index follows it, after verify took its snapshot.
+            FileManager.default.createFile(atPath: fixture.root + "/Phone.app/added.txt", contents: nil)
+            for _ in 0..<commits { try fixture.build() }
+        }
+    }
+
+    @Test("a lockless verify that two commits overtook reads again and reports no mismatch; after one it keeps its snapshot")
+    func overtakenVerifyReadsAgain() throws {
+        for (commits, reads, differences) in [(0, 1, 0), (1, 1, 1), (2, 2, 0), (4, 2, 0)] {
+            let f = try BundleFixture(SharedIndexTests.tree)
+            try f.build()
+            let store = try IndexStore.openLocklessForTesting(path: f.indexPath)
+            #expect(store.environment.lockless)
+            let interloper = Interloper(f, commits: commits)
+            let found = try IndexVerifier.$afterSnapshot.withValue({ try interloper.act($0) }) {
+                try IndexVerifier.verify(store: store, roots: [f.root])
+            }
+            #expect(interloper.snapshots.count == reads, "\(commits) commits: snapshots \(interloper.snapshots)")
+            // One commit cannot have reused the snapshot's pages: the read stands, and reports
+            // what that snapshot lacks. Two or more make it read the newest snapshot instead.
+            #expect(found.count == differences, "\(commits) commits: \(found)")
+            if differences == 1 { #expect(found.first?.detail.contains("not indexed: added.txt") == true, "\(found)") }
+        }
+    }
+}
+
 /// Root reads every folder whatever its mode, so these builds run as `nobody`, who owns the tree
 /// and the index: `chmod 000` then stops the build's reads as it would stop a user's.
 @Suite("Reliability: folders that become unreadable", .enabled(if: runsAsRoot, "running a command as another user needs root"))
 struct UnreadableFolderTests {
-    @Test("a bundle folder, a folder of bundles and a folder inside a bundle made unreadable keep their records, with a warning")
-    func unreadableFoldersKeepTheirRecords() throws {
+    /// A tree owned by `nobody`: a folder of bundles, two more bundles and one that will go.
+    static func fixture() throws -> BundleFixture {
         let f = try BundleFixture([
             "Apps/Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"]),
             "Apps/Phone.app/icon.png": "",
@@ -116,27 +154,87 @@ struct UnreadableFolderTests {
             "Gone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.gone"]),
         ])
         #expect(try run(["chown", "-R", "65534:65534", f.root]).status == 0)
-        func build() throws -> (status: Int32, stdout: String, stderr: String) {
-            try SharedIndexTests.asNobody([bundleidxBinary, "build", f.root, "--index", f.indexPath])
-        }
+        return f
+    }
+
+    static let hidden = ["Apps", "Notes.app/fr.lproj", "Mail.app"]
+
+    /// Makes the three folders unreadable and deletes Gone.app.
+    static func hideAndDelete(_ f: BundleFixture) throws {
+        for dir in hidden { #expect(chmod(f.root + "/" + dir, 0) == 0) }
+        try FileManager.default.removeItem(atPath: f.root + "/Gone.app")
+    }
+
+    /// Every bundle's lookups still answer; Gone.app is gone.
+    static func expectKept(_ f: BundleFixture, _ comment: String) throws {
         func query(_ args: [String]) throws -> Int32 {
             try SharedIndexTests.asNobody([bundleidxBinary, "query"] + args + ["--index", f.indexPath]).status
         }
+        #expect(try query(["com.example.phone", "icon", "--type", "png"]) == 0, "\(comment)")
+        #expect(try query(["com.example.mail", "mail", "--type", "png"]) == 0, "\(comment)")
+        #expect(try query(["com.example.notes", "Localizable", "--type", "strings", "--lang", "fr"]) == 0, "\(comment)")
+        #expect(try query(["com.example.notes", "note", "--type", "txt"]) == 0, "\(comment)")
+        // A bundle that is gone is still removed.
+        let listed = try SharedIndexTests.asNobody([bundleidxBinary, "bundles", "--index", f.indexPath]).stdout
+        #expect(!listed.contains("Gone.app") && listed.contains("Phone.app") && listed.contains("Mail.app"),
+                "\(comment): \(listed)")
+    }
+
+    @Test("a bundle folder, a folder of bundles and a folder inside a bundle made unreadable keep their records, with a warning")
+    func unreadableFoldersKeepTheirRecords() throws {
+        let f = try Self.fixture()
+        func build() throws -> (status: Int32, stdout: String, stderr: String) {
+            try SharedIndexTests.asNobody([bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        }
         #expect(try build().status == 0)
-        #expect(chmod(f.root + "/Apps", 0) == 0)
-        #expect(chmod(f.root + "/Notes.app/fr.lproj", 0) == 0)
-        #expect(chmod(f.root + "/Mail.app", 0) == 0)
-        try FileManager.default.removeItem(atPath: f.root + "/Gone.app")
-        defer { for dir in ["Apps", "Notes.app/fr.lproj", "Mail.app"] { chmod(f.root + "/" + dir, 0o755) } }
+        try Self.hideAndDelete(f)
+        defer { for dir in Self.hidden { chmod(f.root + "/" + dir, 0o755) } }
         let rebuilt = try build()
         #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
         #expect(rebuilt.stderr.contains("could not be read in full; the index keeps what it held"), "\(rebuilt.stderr)")
-        #expect(try query(["com.example.phone", "icon", "--type", "png"]) == 0)
-        #expect(try query(["com.example.mail", "mail", "--type", "png"]) == 0)
-        #expect(try query(["com.example.notes", "Localizable", "--type", "strings", "--lang", "fr"]) == 0)
-        #expect(try query(["com.example.notes", "note", "--type", "txt"]) == 0)
-        // A bundle that is gone is still removed.
-        let listed = try SharedIndexTests.asNobody([bundleidxBinary, "bundles", "--index", f.indexPath]).stdout
-        #expect(!listed.contains("Gone.app") && listed.contains("Phone.app") && listed.contains("Mail.app"), "\(listed)")
+        try Self.expectKept(f, "after build")
+    }
+
+    @Test("a watcher keeps the records of folders that became unreadable, warns in its log, and so does its catch-up")
+    func watcherKeepsUnreadableRecords() throws {
+        let f = try Self.fixture()
+        let logs = makeTempDirectory(prefix: "watch-log")
+        defer { try? FileManager.default.removeItem(atPath: logs) }
+        /// A watcher run as `nobody`, its log in `logs/name`; stopped with SIGINT by `stop`.
+        func watch(_ name: String) throws -> Process {
+            FileManager.default.createFile(atPath: logs + "/" + name, contents: nil)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", bundleidxBinary, "watch", f.root,
+                           "--index", f.indexPath]
+            p.standardError = FileHandle(forWritingAtPath: logs + "/" + name)
+            try p.run()
+            var synced = false
+            for _ in 0..<100 where !synced {
+                synced = (try? run([bundleidxBinary, "sync", f.root, "--timeout", "1"]).status) == 0
+            }
+            #expect(synced, "the watcher answers sync")
+            return p
+        }
+        func stop(_ p: Process, _ name: String) throws -> String {
+            p.interrupt()
+            p.waitUntilExit()
+            return try String(contentsOfFile: logs + "/" + name, encoding: .utf8)
+        }
+        let live = try watch("live")
+        try Self.hideAndDelete(f)
+        defer { for dir in Self.hidden { chmod(f.root + "/" + dir, 0o755) } }
+        #expect(try run([bundleidxBinary, "sync", f.root, "--timeout", "20"]).status == 0)
+        try Self.expectKept(f, "live watcher")
+        let log = try stop(live, "live")
+        for bundle in ["Apps/Phone.app", "Notes.app", "Mail.app"] {
+            #expect(log.contains("\(f.root)/\(bundle) could not be read in full; the index keeps what it held for it"),
+                    "\(bundle): \(log)")
+        }
+        // A watcher started while the folders are unreadable catches up without dropping them.
+        let restarted = try watch("restarted")
+        try Self.expectKept(f, "after the catch-up")
+        let caughtUp = try stop(restarted, "restarted")
+        #expect(caughtUp.contains("could not be read in full; the index keeps what it held for it"), "\(caughtUp)")
     }
 }

@@ -19,10 +19,11 @@ public enum IndexBuilder {
     }
 
     /// `build` with a hook called inside the write transaction just before it commits, for the
-    /// crash-safety test that kills a build there (Tests/BuildUntilCommit).
+    /// crash-safety test that kills a build there (Tests/BuildUntilCommit), and the size of the
+    /// map a new environment starts with (`initialMapSize`, bytes), for the test of map growth.
     @_spi(Testing)
     public static func build(roots: [String], indexPath: String, progress: ((_ bundles: Int, _ resources: Int) -> Void)?,
-                             beforeCommit: (() -> Void)?) throws -> Summary {
+                             beforeCommit: (() -> Void)?, initialMapSize: Int? = nil) throws -> Summary {
         let start = monotonicSeconds()
         let cwd = ProcessEnvironment.currentDirectory()
         var absolute: [String] = []
@@ -41,7 +42,7 @@ public enum IndexBuilder {
         let store: IndexStore
         var replaced: String?
         do {
-            store = try IndexStore.openForWriting(path: indexPath)
+            store = try IndexStore.openForWriting(path: indexPath, mapSize: initialMapSize)
         } catch let error as BundleIndexError where IndexStore.isReplaceable(error, path: indexPath) {
             // An index of ours that cannot be used (another format version, damage): the advice
             // "rebuild it with bundleidx build" must work, so it is replaced, and the summary says so.
@@ -53,7 +54,7 @@ public enum IndexBuilder {
             case .notAnIndex(_, let reason): replaced = reason
             default: replaced = error.description
             }
-            store = try IndexStore.openForWriting(path: indexPath)
+            store = try IndexStore.openForWriting(path: indexPath, mapSize: initialMapSize)
         }
         // A watcher keeps its own list of the bundles it indexed: bundles written behind its back
         // would stay after they are deleted. Changes reach a watched index through the watcher.
@@ -66,6 +67,9 @@ public enum IndexBuilder {
         var warnings: [String] = []
         var kept: [String] = []
         try store.write { writer in
+            // A write that outgrew the map runs again from here after the map grew (IndexStore.write).
+            (bundles, resources, unreadable, skipped, written, writtenResources) = (0, 0, 0, 0, 0, 0)
+            (warnings, kept) = ([], [])
             for root in unique {
                 // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
                 // opened one before this build and reads after it still finds its resources.
@@ -74,13 +78,11 @@ public enum IndexBuilder {
                 // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
                 let report = try ScanPipeline.run(root: root) { bundle in
                     vanished.remove(bundle.path)
-                    // A folder that cannot be read is not a folder that was emptied: a bundle
-                    // scanned only in part keeps the records of its last complete build.
-                    if !bundle.unreadable.isEmpty, try writer.bundleRecord(path: bundle.path) != nil {
+                    // A bundle scanned only in part keeps the records of its last complete build.
+                    guard try writer.addBundleUnlessPartial(bundle, root: root, now: now) else {
                         kept.append(bundle.path)
                         return
                     }
-                    try writer.addBundle(bundle, root: root, now: now)
                     written += 1
                     writtenResources += bundle.resourceCount
                     progress?(written, writtenResources)
@@ -91,7 +93,7 @@ public enum IndexBuilder {
                 skipped += report.skippedNames
                 warnings += report.warnings
                 for path in vanished.sorted(by: byteOrder) {
-                    if report.unreadablePaths.contains(where: { PathText.isSameOrInside(path, $0) }) {
+                    if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {
                         kept.append(path)
                     } else {
                         try writer.removeBundle(path: path)

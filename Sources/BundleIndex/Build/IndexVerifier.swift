@@ -15,12 +15,18 @@ public enum IndexVerifier {
     /// Scans `roots` (default: the roots built into the index) and returns every difference
     /// between the index at `indexPath` and the disk; empty when the index is exact.
     public static func verify(indexPath: String, roots: [String]? = nil) throws -> [Difference] {
-        let store = try IndexStore.openForReading(path: indexPath)
+        try verify(store: IndexStore.openForReading(path: indexPath), roots: roots)
+    }
+
+    static func verify(store: IndexStore, roots: [String]?) throws -> [Difference] {
         let cwd = ProcessEnvironment.currentDirectory()
         var differences: [Difference] = []
         try store.read { snap in
             // A read without the lock file runs again when two commits overtook it.
             differences = []
+            #if DEBUG
+            try afterSnapshot?(snap.transactionID)
+            #endif
             let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
             for root in rootList {
                 var found: Set<String> = []
@@ -113,3 +119,12 @@ public enum IndexVerifier {
         return "\(changed) records differ, \(stale) stale, \(want.count) missing"
     }
 }
+
+#if DEBUG
+extension IndexVerifier {
+    /// Test seam, compiled only in debug builds: called inside `verify`'s read once its snapshot
+    /// is taken and before anything is compared, with the snapshot's transaction id, so a test
+    /// can commit in between (the race of a lockless read; docs/reliability.md, "A shared index").
+    @TaskLocal static var afterSnapshot: (@Sendable (UInt64) throws -> Void)?
+}
+#endif

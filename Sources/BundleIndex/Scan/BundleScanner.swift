@@ -167,7 +167,7 @@ struct BundleScanner {
         var out: [InfoPlistFile] = []
         for e in entries where !e.isDirectory && Self.infoPlistNames.contains(e.name.lowercased()) {
             let path = bundlePath + "/" + PathText.join(dir, e.name)
-            switch PropertyListReader.dictionary(atPath: path) {
+            switch PropertyListReader.dictionary(atPath: path, gnustep: e.name.lowercased() == "info-gnustep.plist") {
             case .success(let d): out.append(InfoPlistFile(name: e.name, dictionary: d))
             case .failure(let why):
                 warnings.append("\(path) \(why); its information is left empty")

@@ -12,9 +12,12 @@ enum PropertyListReader {
         case malformed
         case notADictionary
         case tooLarge
+        /// Neither CoreFoundation nor GNUstep's grammar reads the text (`GNUstepPropertyList`).
+        case malformedGNUstep(GNUstepPropertyList.Failure)
 
         var description: String {
             switch self {
+            case .malformedGNUstep(let why): return "is not a valid property list: \(why)"
             case .tooLarge: return "is larger than \(PropertyListReader.sizeLimit >> 20) MiB, bundleidx's limit for the files it parses; not read"
             case .unreadable: return "cannot be read (or is not a regular file)"
             case .empty: return "is empty"
@@ -29,22 +32,31 @@ enum PropertyListReader {
     /// dictionary, so a 50 MB one cost every query's memory and time.
     static let sizeLimit = 1 << 20
 
-    static func dictionary(atPath path: String) -> Result<[String: PropertyListValue], Failure> {
+    /// With `gnustep`, a text Foundation cannot parse is read with GNUstep's grammar, typed
+    /// values included (`GNUstepPropertyList`): for `Info-gnustep.plist`, which only GNUstep's
+    /// `NSBundle` reads.
+    static func dictionary(atPath path: String, gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
         var st = stat()
         if stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && Int(st.st_size) > sizeLimit {
             return .failure(.tooLarge)
         }
         guard let bytes = FileSystem.readFile(path, limit: sizeLimit) else { return .failure(.unreadable) }
-        return dictionary(from: bytes)
+        return dictionary(from: bytes, gnustep: gnustep)
     }
 
-    static func dictionary(from bytes: [UInt8]) -> Result<[String: PropertyListValue], Failure> {
+    static func dictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
         guard !bytes.isEmpty else { return .failure(.empty) }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
-            return .failure(.malformed)
+            guard gnustep else { return .failure(.malformed) }
+            do {
+                guard case .dictionary(let d) = try GNUstepPropertyList.parse(bytes) else { return .failure(.notADictionary) }
+                return .success(d)
+            } catch {
+                return .failure(.malformedGNUstep(error))
+            }
         }
         guard case .dictionary(let d)? = convert(object) else { return .failure(.notADictionary) }
         return .success(d)

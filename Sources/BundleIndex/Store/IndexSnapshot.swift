@@ -32,7 +32,7 @@ package struct IndexSnapshot {
     var reads: Int { txn.reads }
 
     /// The id of the commit this snapshot shows.
-    var transactionID: UInt64 { txn.id }
+    package var transactionID: UInt64 { txn.id }
 
     package func bundle(path: String) throws -> BundleRecord? {
         var key = path

@@ -45,6 +45,15 @@ package final class IndexStore: @unchecked Sendable {
         return try attach(path: path, environment: env, create: false)
     }
 
+    #if DEBUG
+    /// Test seam, compiled only in debug builds: the index opened as a reader without write
+    /// access to `lock.mdb` opens it (`MDB_NOLOCK`), in an environment of its own, beside the
+    /// process's shared one that the test's builds write through.
+    static func openLocklessForTesting(path: String) throws -> IndexStore {
+        try attach(path: path, environment: LMDBEnvironment(path: path, readOnly: true, lockless: true), create: false)
+    }
+    #endif
+
     /// A truncated data file would make LMDB read past the end of its mapping (SIGBUS), for a
     /// reader and a writer alike. LMDB itself may leave never-written free pages past the end of
     /// the file; every bundleidx commit extends the file over them (`coverUsedPages`), so a
@@ -62,7 +71,9 @@ package final class IndexStore: @unchecked Sendable {
     }
 
     /// Opens or creates an index for writing. An existing directory must be empty or an index.
-    package static func openForWriting(path: String) throws -> IndexStore {
+    /// `mapSize` replaces the size the map would get (`StorageSpace.mapSize`), for tests that
+    /// start with a tiny map; it applies only when this process has no environment for `path` yet.
+    package static func openForWriting(path: String, mapSize: Int? = nil) throws -> IndexStore {
         var st = stat()
         if stat(path, &st) != 0 {
             try makeDirectories(path)
@@ -81,7 +92,7 @@ package final class IndexStore: @unchecked Sendable {
         if !hasData && !FileSystem.isEmptyDirectory(path) {
             throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
         }
-        let env = try environment(path: path, readOnly: false)
+        let env = try environment(path: path, readOnly: false, mapSize: mapSize)
         if hasData { try checkLength(path: path, environment: env) }
         let store = try attach(path: path, environment: env, create: true)
         store.coverUsedPages()   // after a writer died between its commit and its extension
@@ -127,10 +138,10 @@ package final class IndexStore: @unchecked Sendable {
     }
 
     /// The process's environment for `path`, LMDB's errors in the index's terms.
-    private static func environment(path: String, readOnly: Bool) throws -> LMDBEnvironment {
+    private static func environment(path: String, readOnly: Bool, mapSize: Int? = nil) throws -> LMDBEnvironment {
         try checkFiles(path, readOnly: readOnly)
         if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
-        let mapSize = StorageSpace.mapSize(indexPath: path)
+        let mapSize = mapSize ?? StorageSpace.mapSize(indexPath: path)
         do {
             return try LMDBEnvironment.shared(path: path, readOnly: readOnly,
                                               lockless: readOnly && !mayWriteLockFile(path), mapSize: mapSize)
@@ -282,15 +293,51 @@ package final class IndexStore: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in a write transaction. When the data outgrows the map (MDB_MAP_FULL), the
+    /// transaction is aborted, the map grown (`growMap`) and `body` run again from the start,
+    /// so `body` must begin from the state it had before the first run (it starts a build or
+    /// a watcher's batch over); the same after another process grew the map (MDB_MAP_RESIZED).
     package func write<T>(_ body: (IndexWriter) throws -> T) throws -> T {
+        var growths = 0
+        while true {
+            do {
+                let result = try environment.write { txn in try body(IndexWriter(store: self, txn: txn)) }
+                coverUsedPages()
+                return result
+            } catch LMDBError.mapFull where growths < Self.mapGrowthsPerWrite {
+                growths += 1
+                try growMap()
+            } catch LMDBError.mapResized where growths < Self.mapGrowthsPerWrite {
+                growths += 1
+                try resizeMap(0, from: environment.mapSize())
+            } catch let e as LMDBError {
+                throw Self.translate(e, path: path)
+            } catch let e as IndexFormatError {
+                throw BundleIndexError.corrupt(path: path, reason: e.description)
+            }
+        }
+    }
+
+    /// Doubling from the smallest map LMDB accepts reaches a terabyte in 30 steps.
+    static let mapGrowthsPerWrite = 40
+
+    /// Doubles the map (within an address-space limit; `StorageSpace.grownMapSize`), or says
+    /// why it cannot grow. No transaction of this writer is open: the full one was aborted.
+    func growMap() throws {
+        let current = environment.mapSize()
+        let target = try StorageSpace.grownMapSize(path: path, current: current)
+        guard StorageSpace.canReserve(target - current) else {
+            throw StorageSpace.growthError(path: path, current: current, target: target, code: ENOMEM)
+        }
+        try resizeMap(target, from: current)
+    }
+
+    private func resizeMap(_ target: Int, from current: Int) throws {
         do {
-            let result = try environment.write { txn in try body(IndexWriter(store: self, txn: txn)) }
-            coverUsedPages()
-            return result
+            try environment.setMapSize(target)
         } catch let e as LMDBError {
-            throw Self.translate(e, path: path)
-        } catch let e as IndexFormatError {
-            throw BundleIndexError.corrupt(path: path, reason: e.description)
+            throw StorageSpace.growthError(path: path, current: current, target: target == 0 ? current : target,
+                                           code: e.code > 0 ? e.code : EIO)
         }
     }
 }

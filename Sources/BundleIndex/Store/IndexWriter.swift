@@ -92,6 +92,21 @@ package struct IndexWriter {
         try txn.delete(store.bundles, key: Array(path.utf8))
     }
 
+    /// Writes a scanned bundle unless a folder of it could not be read and the index holds a
+    /// record of it: a folder that cannot be read is not a folder that was emptied, so the
+    /// records of its last complete scan stay (docs/scanning.md, "Bad input"). False when kept.
+    package func addBundleUnlessPartial(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> Bool {
+        if !bundle.unreadable.isEmpty, try bundleRecord(path: bundle.path) != nil { return false }
+        try addBundle(bundle, root: root, now: now)
+        return true
+    }
+
+    /// Whether an indexed bundle that a walk did not find lies at or below a directory the walk
+    /// could not list: then it is not known to be gone, and its records stay.
+    package static func isHidden(_ path: String, byUnreadable unreadable: [String]) -> Bool {
+        unreadable.contains { PathText.isSameOrInside(path, $0) }
+    }
+
     /// Writes a bundle, replacing what the index held for its path.
     @discardableResult
     package func addBundle(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> BundleRecord {

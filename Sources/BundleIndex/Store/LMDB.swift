@@ -83,17 +83,30 @@ func check(_ code: Int32) throws {
 /// they cannot have been reused (`read`).
 package final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
+    let path: String
     let readOnly: Bool
     let lockless: Bool
-    /// Reset read transactions, renewed for the next read: `mdb_txn_renew` reuses the reader
-    /// slot and the transaction object, where begin/abort would allocate and lock each time.
-    private let idleReaders = Mutex<[LMDBTransaction]>([])
+    /// The transactions this process has open on the environment, and the reset read
+    /// transactions kept for the next read (`mdb_txn_renew` reuses the reader slot and the
+    /// transaction object, where begin/abort would allocate and lock each time). The count
+    /// lives under the lock the read path takes anyway to pick an idle reader: resizing the map
+    /// (`setMapSize`) is legal only while no transaction of this process is open.
+    private let transactions = Mutex<Transactions>(Transactions())
+
+    private struct Transactions {
+        var idle: [LMDBTransaction] = []
+        var open = 0
+        /// True while the map is being resized: transactions wait to begin.
+        var resizing = false
+        /// A resize failed after LMDB had unmapped the file: nothing may read it any more.
+        var unmapped = false
+    }
 
     /// 1 TiB of address space: the file only grows as pages are used, the map is virtual.
     /// Under an address-space limit (`ulimit -v`) the map is smaller (`StorageSpace.mapSize`).
     static let defaultMapSize = 1 << 40
 
-    init(path: String, readOnly: Bool, lockless: Bool = false, mapSize: Int = defaultMapSize,
+    package init(path: String, readOnly: Bool, lockless: Bool = false, mapSize: Int = defaultMapSize,
          maxDatabases: UInt32 = 8) throws {
         var env: OpaquePointer?
         try check(mdb_env_create(&env))
@@ -112,6 +125,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             throw error
         }
         self.handle = env
+        self.path = path
         self.readOnly = readOnly
         self.lockless = lockless
         MappedRanges.register(directory: path)
@@ -150,9 +164,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
     }
 
     deinit {
-        idleReaders.withLock { pool in
-            for txn in pool { txn.abort() }
-            pool.removeAll()
+        transactions.withLock { t in
+            for txn in t.idle { txn.abort() }
+            t.idle.removeAll()
         }
         mdb_env_close(handle)
     }
@@ -197,23 +211,69 @@ package final class LMDBEnvironment: @unchecked Sendable {
     }
 
     /// Runs `body` in a read-only transaction (a fresh snapshot of the newest commit), which
-    /// is reset afterwards and kept for the next read.
+    /// is reset afterwards and kept for the next read. A map that another process's writer
+    /// outgrew (MDB_MAP_RESIZED, met when the transaction begins) is resized to the size that
+    /// writer committed, once, and the read begins again.
     @inline(__always)
-    func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
-        let txn: LMDBTransaction
-        if let idle = idleReaders.withLock({ $0.popLast() }), (try? idle.renew()) != nil {
-            txn = idle
-        } else {
-            txn = try LMDBTransaction(environment: self, readOnly: true)
+    package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        do {
+            return try readOnce(body)
+        } catch LMDBError.mapResized {
+            try setMapSize(0)
+            return try readOnce(body)
         }
+    }
+
+    @inline(__always)
+    private func readOnce<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        let txn = try beginRead()
         defer {
             txn.reset()
-            idleReaders.withLock { pool in
-                if pool.count < 64 { pool.append(txn) } else { txn.abort() }
+            transactions.withLock { t in
+                t.open -= 1
+                if t.idle.count < 64 { t.idle.append(txn) } else { txn.abort() }
             }
         }
         guard lockless else { return try body(txn) }
         return try readWithoutLock(txn, body)
+    }
+
+    /// An idle reader renewed, or a new one; counted as open.
+    private func beginRead() throws -> LMDBTransaction {
+        let idle = try enter(takingIdle: true)
+        do {
+            if let idle, (try? idle.renew()) != nil { return idle }
+            return try LMDBTransaction(environment: self, readOnly: true)
+        } catch {
+            transactions.withLock { $0.open -= 1 }
+            throw error
+        }
+    }
+
+    /// Counts a transaction about to begin, waiting while the map is resized; with
+    /// `takingIdle`, hands out an idle reader if there is one.
+    private func enter(takingIdle: Bool) throws -> LMDBTransaction? {
+        while true {
+            let admission: Admission = transactions.withLock { t in
+                if t.unmapped { return .unmapped }
+                guard !t.resizing else { return .wait }
+                t.open += 1
+                return .admitted(takingIdle ? t.idle.popLast() : nil)
+            }
+            switch admission {
+            case .admitted(let idle): return idle
+            case .wait: usleep(200)
+            case .unmapped:
+                throw LMDBError.other(code: ENOMEM, message: "the index map could not be mapped again after "
+                                      + "resizing it; open the index again")
+            }
+        }
+    }
+
+    private enum Admission {
+        case admitted(LMDBTransaction?)
+        case wait
+        case unmapped
     }
 
     /// A lockless read is kept only when its snapshot's pages cannot have been reused while it
@@ -243,6 +303,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     /// Runs `body` in a write transaction: committed when `body` returns, aborted when it throws.
     func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        _ = try enter(takingIdle: false)
+        defer { transactions.withLock { $0.open -= 1 } }
         let txn = try LMDBTransaction(environment: self, readOnly: false)
         do {
             let result = try body(txn)
@@ -253,4 +315,47 @@ package final class LMDBEnvironment: @unchecked Sendable {
             throw error
         }
     }
+
+    /// The size of the map (`mdb_env_info`'s `me_mapsize`).
+    package func mapSize() -> Int {
+        var info = MDB_envinfo()
+        guard mdb_env_info(handle, &info) == 0 else { return 0 }
+        return Int(info.me_mapsize)
+    }
+
+    /// `mdb_env_set_mapsize`: maps the file again with `size` bytes (0: the size the newest
+    /// commit recorded, which another process's writer may have grown). LMDB allows it only
+    /// while this process has no transaction open on the environment, since it unmaps the file
+    /// under them: new transactions wait, and this waits for the open ones to end (up to
+    /// `resizeWait` seconds, so a thread that resizes inside a read of its own fails instead of
+    /// waiting forever). A failed remap leaves LMDB without a map; the environment then refuses
+    /// every transaction.
+    func setMapSize(_ size: Int) throws {
+        while !transactions.withLock({ t -> Bool in
+            if t.resizing { return false }
+            t.resizing = true
+            return true
+        }) {
+            usleep(200)
+        }
+        defer { transactions.withLock { $0.resizing = false } }
+        let deadline = monotonicSeconds() + Self.resizeWait
+        while transactions.withLock({ $0.open }) > 0 {
+            guard monotonicSeconds() < deadline else {
+                throw LMDBError.other(code: EBUSY, message: "the index map could not be resized: transactions of "
+                                      + "this process stayed open for \(Int(Self.resizeWait)) s")
+            }
+            usleep(200)
+        }
+        let rc = mdb_env_set_mapsize(handle, size)
+        if rc != 0 && rc != EINVAL {
+            transactions.withLock { $0.unmapped = true }
+        }
+        try check(rc)
+        // The file may now be mapped elsewhere: the crash guard learns the new range.
+        MappedRanges.register(directory: path)
+    }
+
+    /// How long `setMapSize` waits for the transactions of other threads to end.
+    static let resizeWait = 10.0
 }

@@ -6,7 +6,7 @@ import Glibc
 /// through the environment's pool; `MDB_NOTLS` allows it). Every `get` and cursor step is
 /// counted in `reads`, which is how the tests
 /// prove that a query does a bounded number of point reads.
-final class LMDBTransaction: @unchecked Sendable {
+package final class LMDBTransaction: @unchecked Sendable {
     private(set) var handle: OpaquePointer?
     let readOnly: Bool
     var reads = 0

@@ -8,7 +8,7 @@ import Glibc
 /// `ENOSPC` a user needs to see. Its lock file is worse: LMDB sizes it with `ftruncate` (a
 /// sparse file) and writes it through a shared mapping, so on a full tmpfs the first store into
 /// a page that was never allocated kills the process with SIGBUS.
-enum StorageSpace {
+package enum StorageSpace {
     /// LMDB 0.9's lock file for 512 readers: a 192-byte header and 511 more 64-byte reader
     /// slots (`(maxreaders - 1) * sizeof(MDB_reader) + sizeof(MDB_txninfo)`). LMDB keeps a lock
     /// file of at least this size as it is, so allocating it ahead changes nothing else.
@@ -92,6 +92,66 @@ enum StorageSpace {
         guard let limit = addressSpaceLimit() else { return .storage(path: path, code: e.code, message: e.message) }
         return .storage(path: path, code: e.code, message: e.message + ": the index outgrew the map that the "
                         + "address-space limit (ulimit -v) of \(limit / mebibyte) MiB allows; raise the limit")
+    }
+
+    // MARK: Growing the map
+
+    /// The most address space a map may take when nothing limits it (x86-64 and arm64 give a
+    /// process 128 TiB).
+    static let largestMap = 1 << 46
+
+    /// The map to grow to after a write found it full (MDB_MAP_FULL): twice the current one,
+    /// and under an address-space limit no more than half of what the limit leaves besides
+    /// (the write was aborted, so growing unmaps the old map before mapping the new one). When
+    /// that adds less than an eighth, the error says which limit stops it.
+    static func grownMapSize(path: String, current: Int) throws -> Int {
+        try grownMapSize(path: path, current: current, limit: addressSpaceLimit(), inUse: virtualBytesInUse())
+    }
+
+    package static func grownMapSize(path: String, current: Int, limit: Int?, inUse: Int) throws -> Int {
+        var target = min(current * 2, max(current, largestMap))
+        if let limit { target = min(target, current + max(0, limit - inUse) / 2) }
+        target = target / pageBytes * pageBytes
+        // A sliver more would only make the build run again to fail again a little later.
+        guard target >= current + max(current / 8, pageBytes) else {
+            let why = limit.map { "the address-space limit (ulimit -v) of \(sizeText($0)) leaves "
+                                  + "\(sizeText(max(0, $0 - inUse))), not enough to grow it; raise the limit" }
+                ?? "that is the largest map bundleidx makes"
+            throw BundleIndexError.storage(path: path, code: LMDBError.mapFull.code, message: "the index no longer fits in "
+                                           + "its map of \(sizeText(current)) (MDB_MAP_FULL), and \(why)")
+        }
+        return target
+    }
+
+    /// Maps are sized in whole pages.
+    private static let pageBytes = 4096
+
+    /// "3 MiB", or "256 KiB" for less than a mebibyte.
+    static func sizeText(_ bytes: Int) -> String {
+        bytes >= mebibyte ? "\(bytes / mebibyte) MiB" : "\(bytes / 1024) KiB"
+    }
+
+    /// Whether `bytes` more of address space can be mapped now: growing a map unmaps it before
+    /// mapping it again, and a map that then fails leaves LMDB with none, so the room is tried
+    /// first with an anonymous reservation (nothing is allocated).
+    static func canReserve(_ bytes: Int) -> Bool {
+        guard bytes > 0 else { return true }
+        let p = mmap(nil, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        guard p != MAP_FAILED else { return false }
+        munmap(p, bytes)
+        return true
+    }
+
+    /// Growing the map to `target` failed (`errno`-style `code`); the error names the sizes and,
+    /// under an address-space limit, the limit.
+    package static func growthError(path: String, current: Int, target: Int, code: Int32) -> BundleIndexError {
+        var message = "growing the index map from \(sizeText(current)) to \(sizeText(target)) failed: "
+            + String(cString: strerror(code))
+        if let limit = addressSpaceLimit() {
+            message += "; the address-space limit (ulimit -v) of \(sizeText(limit)) leaves "
+                + "\(sizeText(max(0, limit - virtualBytesInUse()))); raise the limit"
+        }
+        return .storage(path: path, code: code, message: message)
     }
 
     /// `RLIMIT_AS` in bytes, nil when unlimited.

@@ -108,7 +108,11 @@ public final class IndexWatcher {
         reportLimit()
         let started = monotonicSeconds()
         var scanned = 0, kept = 0, removed = 0
+        var keptUnreadable: [String] = []
+        let bundlesBefore = bundles
         try store.write { writer in
+            // A catch-up that outgrew the map runs again from here after the map grew.
+            (scanned, kept, removed, keptUnreadable, bundles) = (0, 0, 0, [], bundlesBefore)
             for root in roots {
                 let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
                 var walker = TreeWalker()
@@ -120,11 +124,19 @@ public final class IndexWatcher {
                     return false
                 }
                 let report = try walker.walk(root: root) { bundle in
-                    try writer.addBundle(bundle, root: root, now: UInt64(time(nil)))
+                    if !(try writer.addBundleUnlessPartial(bundle, root: root, now: UInt64(time(nil)))) {
+                        keptUnreadable.append(bundle.path)
+                    }
                     scanned += 1
                 }
-                let found = Set(report.found)
+                var found = Set(report.found)
                 for path in indexed.keys where !found.contains(path) {
+                    // Hidden by a folder that cannot be read: kept, and still watched for.
+                    if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {
+                        keptUnreadable.append(path)
+                        found.insert(path)
+                        continue
+                    }
                     try writer.removeBundle(path: path)
                     removed += 1
                 }
@@ -133,6 +145,7 @@ public final class IndexWatcher {
             }
             try writer.bumpGeneration()
         }
+        warnKept(keptUnreadable.sorted(by: byteOrder))
         try setState(tree.unwatched.isEmpty ? "live" : "degraded")
         logger.info("caught up", metadata: ["kept": "\(kept)", "scanned": "\(scanned)", "removed": "\(removed)",
                                             "watches": "\(tree.count)",

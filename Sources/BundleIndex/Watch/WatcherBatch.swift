@@ -15,7 +15,10 @@ extension IndexWatcher {
         } else {
             var rescanned = Set<String>()
             var scannedDirectories: [String] = []
+            let bundlesBefore = bundles
             try store.write { writer in
+                // A batch that outgrew the map runs again from here after the map grew.
+                (bundles, rescanned, scannedDirectories) = (bundlesBefore, [], [])
                 for dir in batch.children.keys.sorted(by: byteOrder) {
                     for name in batch.children[dir]!.sorted(by: byteOrder) {
                         try lookAgain(at: dir == "/" ? "/" + name : dir + "/" + name, writer, &rescanned, &scannedDirectories)
@@ -52,14 +55,31 @@ extension IndexWatcher {
         defer { scannedDirectories += visited }
         let now = UInt64(time(nil))
         var written: [String] = []
+        var kept: [String] = []
         let report = try walker.walk(root: path) { bundle in
-            try writer.addBundle(bundle, root: root(of: bundle.path), now: now)
+            if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), now: now)) { kept.append(bundle.path) }
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
-        for gone in before.subtracting(report.found) { try writer.removeBundle(path: gone); bundles.remove(gone) }
+        for gone in before.subtracting(report.found) {
+            if IndexWriter.isHidden(gone, byUnreadable: report.unreadablePaths) {
+                kept.append(gone)
+            } else {
+                try writer.removeBundle(path: gone)
+                bundles.remove(gone)
+            }
+        }
         bundles.formUnion(report.found)
         for w in report.warnings { logger.warning("\(w)") }
+        warnKept(kept)
+    }
+
+    /// Bundles that kept their records because a folder of theirs, or one above them, could not
+    /// be read (docs/watching.md, "Folders that cannot be read").
+    func warnKept(_ kept: [String]) {
+        for path in kept {
+            logger.warning("\(path) could not be read in full; the index keeps what it held for it")
+        }
     }
 
     /// A bundle's tree changed: scan it again, or drop it when it is gone or no bundle any more.
@@ -67,15 +87,20 @@ extension IndexWatcher {
                               _ scannedDirectories: inout [String]) throws {
         rescanned.insert(path)
         var skipped = 0
-        if FileSystem.isRealDirectory(path) || roots.contains(path),
-           let listing = try? DirectoryReader.listing(path, skippedNames: &skipped),
-           TreeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
+        let exists = FileSystem.isRealDirectory(path) || roots.contains(path)
+        let listing = exists ? try? DirectoryReader.listing(path, skippedNames: &skipped) : nil
+        if let listing, TreeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
             scanner.listingCache[path] = listing
             let bundle = try scanner.scan()
             scannedDirectories += scanner.listed.keys
-            try writer.addBundle(bundle, root: root(of: path), now: UInt64(time(nil)))
+            if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), now: UInt64(time(nil)))) { warnKept([path]) }
             for w in bundle.warnings { logger.warning("\(w)") }
+            return
+        }
+        // A bundle folder that is there but cannot be listed is not a bundle that went away.
+        if listing == nil && FileSystem.isRealDirectory(path) {
+            warnKept(bundles.filter { PathText.isSameOrInside($0, path) }.sorted(by: byteOrder))
             return
         }
         for gone in bundles where gone == path || gone.hasPrefix(path + "/") {
@@ -111,20 +136,31 @@ extension IndexWatcher {
         for r in roots { tree.watchRecursively(r) }
         reportLimit()
         var found: Set<String> = []
+        var kept: [String] = []
         try store.write { writer in
+            (found, kept) = ([], [])   // a rescan that outgrew the map runs again after it grew
             for r in roots {
-                // Bundles written again keep their ids (see IndexBuilder.build); the rest go.
+                // Bundles written again keep their ids (see IndexBuilder.build); the rest go,
+                // unless a folder that could not be read hides them.
                 let before = try writer.bundlePaths(under: r)
                 let report = try TreeWalker().walk(root: r) { bundle in
-                    try writer.addBundle(bundle, root: r, now: UInt64(time(nil)))
+                    if !(try writer.addBundleUnlessPartial(bundle, root: r, now: UInt64(time(nil)))) { kept.append(bundle.path) }
                 }
                 let seen = Set(report.found)
-                for path in before where !seen.contains(path) { try writer.removeBundle(path: path) }
+                for path in before where !seen.contains(path) {
+                    if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {
+                        kept.append(path)
+                        found.insert(path)
+                    } else {
+                        try writer.removeBundle(path: path)
+                    }
+                }
                 found.formUnion(report.found)
             }
             try writer.bumpGeneration()
         }
         bundles = found
+        warnKept(kept)
         logger.notice("rescanned every root after the overflow", metadata: [
             "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])
     }
