@@ -26,14 +26,21 @@ struct Options {
     init() {
         var args = CommandLine.arguments.dropFirst().makeIterator()
         while let a = args.next() {
-            guard let v = args.next().flatMap(Int.init) else { fatalError("usage: DropInBench [--bundles N] [--keys K] [--rounds R]") }
+            guard ["--bundles", "--keys", "--rounds"].contains(a), let v = args.next().flatMap(Int.init), v > 0 else {
+                Self.usage(a == "--help" || a == "-h" ? 0 : 2)
+            }
             switch a {
             case "--bundles": bundles = v
             case "--keys": keys = v
-            case "--rounds": rounds = v
-            default: fatalError("unknown option \(a)")
+            default: rounds = v
             }
         }
+    }
+
+    static func usage(_ status: Int32) -> Never {
+        let text = "usage: DropInBench [--bundles N] [--keys K] [--rounds R]   (positive numbers; defaults 200, 400, 15)\n"
+        (status == 0 ? FileHandle.standardOutput : FileHandle.standardError).write(Data(text.utf8))
+        exit(status)
     }
 }
 
