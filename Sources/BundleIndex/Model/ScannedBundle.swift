@@ -24,6 +24,10 @@ struct ScannedBundle {
     /// Absolute paths of the bundle's directories that could not be listed (permissions): the
     /// scan is incomplete, and a build keeps what the index last held for the bundle instead.
     let unreadable: [String]
+    /// Real paths of the directories outside the bundle that its symbolic links lead to (the
+    /// tops only): their content is indexed under the bundle's own paths, so the watcher
+    /// watches them too (docs/watching.md, "Links out of a bundle"). Not stored in the index.
+    var outsideTargets: [String] = []
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its modification time. The watcher compares them after a restart.

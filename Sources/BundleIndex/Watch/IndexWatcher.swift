@@ -38,6 +38,9 @@ public final class IndexWatcher {
     var logger: Logger
     /// Indexed bundle paths (kept in step with the index).
     var bundles: Set<String> = []
+    /// Real directories outside a bundle that its symbolic links lead to → the bundles that
+    /// index them under their own paths (docs/watching.md, "Links out of a bundle").
+    var linkedBy: [String: Set<String>] = [:]
     var pending = PendingChanges()
     /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
     var movedFrom: [UInt32: (directory: String, name: String, isDirectory: Bool)] = [:]
@@ -121,9 +124,13 @@ public final class IndexWatcher {
                 }
                 let report = try walker.walk(root: root) { bundle in
                     try writer.addBundle(bundle, root: root, now: UInt64(time(nil)))
+                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
                     scanned += 1
                 }
                 let found = Set(report.found)
+                for (path, record) in indexed where found.contains(path) && linkedBy.values.allSatisfy({ !$0.contains(path) }) {
+                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: record.stamps.map(\.path)))
+                }
                 for path in indexed.keys where !found.contains(path) {
                     try writer.removeBundle(path: path)
                     removed += 1

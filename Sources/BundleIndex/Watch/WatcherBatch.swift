@@ -54,6 +54,7 @@ extension IndexWatcher {
         var written: [String] = []
         let report = try walker.walk(root: path) { bundle in
             try writer.addBundle(bundle, root: root(of: bundle.path), now: now)
+            noteLinks(of: bundle.path, to: bundle.outsideTargets)
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
@@ -75,6 +76,7 @@ extension IndexWatcher {
             let bundle = try scanner.scan()
             scannedDirectories += scanner.listed.keys
             try writer.addBundle(bundle, root: root(of: path), now: UInt64(time(nil)))
+            noteLinks(of: path, to: bundle.outsideTargets)
             for w in bundle.warnings { logger.warning("\(w)") }
             return
         }
@@ -108,6 +110,7 @@ extension IndexWatcher {
         defer { for c in cookies { unlink(c) } }
         tree.reset()
         movedFrom = [:]
+        linkedBy = [:]
         for r in roots { tree.watchRecursively(r) }
         reportLimit()
         var found: Set<String> = []
@@ -117,6 +120,7 @@ extension IndexWatcher {
                 let before = try writer.bundlePaths(under: r)
                 let report = try TreeWalker().walk(root: r) { bundle in
                     try writer.addBundle(bundle, root: r, now: UInt64(time(nil)))
+                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
                 }
                 let seen = Set(report.found)
                 for path in before where !seen.contains(path) { try writer.removeBundle(path: path) }

@@ -13,9 +13,9 @@ final class WatcherHarness: @unchecked Sendable {
     private(set) var failure: Error?
 
     /// Builds `files` under a new root, starts watching it (after catching up).
-    init(_ files: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
+    init(_ files: [String: String] = [:], links: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
          configure: (IndexWatcher) -> Void = { _ in }) throws {
-        let fixture = try BundleFixture(files)
+        let fixture = try BundleFixture(files, links: links)
         root = makeTempDirectory(prefix: "watch")
         indexPath = root + "-index"
         try FileManager.default.removeItem(atPath: root)

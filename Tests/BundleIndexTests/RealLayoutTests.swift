@@ -1,0 +1,74 @@
+// Bundles as a real Linux system ships them (issue 15): Debian's split GNUstep bundles, whose
+// resources are a link out of the bundle, answered as Foundation answers them.
+import Foundation
+import Testing
+@testable import BundleIndex
+
+@Suite("Real layouts")
+struct RealLayoutTests {
+    /// Debian's way (docs/real-corpus.md): `lib/GNUstep/Applications/Ink.app/Resources` and a
+    /// framework's `Versions/0/Resources` are links into `share/GNUstep`.
+    static let debianFiles: [String: String] = [
+        "usr/lib/GNUstep/Applications/Ink.app/Ink": "",
+        "usr/lib/GNUstep/Applications/Ink.app/stamp.make": "",
+        "usr/share/GNUstep/Ink.app/Info-gnustep.plist": "{ NSExecutable = Ink; CFBundleIdentifier = org.gnustep.Ink; }",
+        "usr/share/GNUstep/Ink.app/Ink.tiff": "",
+        "usr/share/GNUstep/Ink.app/Images/pen.png": "",
+        "usr/share/GNUstep/Ink.app/English.lproj/Localizable.strings": "\"a\" = \"A\";",
+        "usr/share/GNUstep/Ink.app/English.lproj/Ink.gorm/objects.gorm": "",
+        "usr/share/GNUstep/Ink.app/German.lproj/Localizable.strings": "\"a\" = \"Ä\";",
+        "usr/share/GNUstep/Ink.app/German.lproj/Only.rtf": "",
+        "usr/lib/GNUstep/Frameworks/Kit.framework/Versions/0/libKit.so.0.0.1": "",
+        "usr/share/GNUstep/Frameworks/Kit.framework/Versions/0/Info-gnustep.plist": "{ NSExecutable = Kit; }",
+        "usr/share/GNUstep/Frameworks/Kit.framework/Versions/0/Kit.tiff": "",
+        "usr/share/GNUstep/Frameworks/Kit.framework/Versions/0/French.lproj/Localizable.strings": "",
+        "usr/lib/GNUstep/Frameworks/Dev.framework/Versions/0/libDev.so.0.0.1": "",
+        "usr/share/GNUstep/Frameworks/Dev.framework/Versions/0/Info-gnustep.plist": "{ NSExecutable = Dev; }",
+        "usr/share/GNUstep/Frameworks/Dev.framework/Versions/0/English.lproj/Dev.strings": "",
+    ]
+    static let debianLinks: [String: String] = [
+        "usr/lib/GNUstep/Applications/Ink.app/Resources": "../../../../share/GNUstep/Ink.app",
+        "usr/lib/GNUstep/Frameworks/Kit.framework/Versions/0/Resources": "../../../../../../share/GNUstep/Frameworks/Kit.framework/Versions/0",
+        "usr/lib/GNUstep/Frameworks/Dev.framework/Versions/0/Resources": "../../../../../../share/GNUstep/Frameworks/Dev.framework/Versions/0",
+        "usr/lib/GNUstep/Frameworks/Dev.framework/Versions/Current": "0",
+        "usr/lib/GNUstep/Frameworks/Dev.framework/Resources": "Versions/Current/Resources",
+    ]
+
+    @Test("a link out of the bundle is followed as Foundation follows it: Debian's split application and frameworks")
+    func linksOutOfTheBundle() throws {
+        let f = try BundleFixture(Self.debianFiles, links: Self.debianLinks)
+        try f.build()
+        let ink = try f.bundle("usr/lib/GNUstep/Applications/Ink.app")
+        // Paths go through the link, under the bundle's own path, as Foundation returns them.
+        #expect(try ink.rel("pen", "png", dir: "Images") == "Resources/Images/pen.png")
+        #expect(ink.localizations.sorted() == ["English", "German"])
+        for bundle in ["usr/lib/GNUstep/Applications/Ink.app", "usr/lib/GNUstep/Frameworks/Kit.framework",
+                       "usr/lib/GNUstep/Frameworks/Dev.framework", "usr/share/GNUstep/Ink.app"] {
+            let differences = try foundationDifferences(bundleAt: f.root + "/" + bundle, index: f.indexPath)
+            #expect(differences.isEmpty, "\(bundle): \(differences)")
+        }
+    }
+
+    @Test("links out of a bundle count against the bound on directories reached through links")
+    func outsideLinksAreBounded() throws {
+        let outside = makeTempDirectory(prefix: "outside")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        // Links that fan out, outside the bundle: 10^7 paths if nothing stopped them.
+        for level in 0..<8 { try FileManager.default.createDirectory(atPath: outside + "/d\(level)", withIntermediateDirectories: true) }
+        FileManager.default.createFile(atPath: outside + "/d7/leaf.txt", contents: Data())
+        for level in 0..<7 {
+            for l in 0..<10 { try FileManager.default.createSymbolicLink(atPath: outside + "/d\(level)/l\(l)", withDestinationPath: "../d\(level + 1)") }
+        }
+        let f = try BundleFixture(["Far.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "far"]), "Near.app/Info.plist": infoPlist([:])],
+                                  links: ["Far.bundle/Out": outside + "/d0", "Far.bundle/Up": "..", "Near.app/Out": outside + "/d6"])
+        let summary = try f.build()
+        #expect(summary.warnings.contains { $0.contains("Far.bundle: symbolic links reach more than 10000 directories") }, "\(summary.warnings)")
+        #expect(summary.resources < 50_000, "\(summary.resources) resources")
+        // A small tree behind a link out is indexed whole; a link to a folder holding the
+        // bundle is a loop and stays an entry.
+        #expect(try f.bundle("Near.app").rels(nil, dir: "Out/l3") == ["Out/l3/leaf.txt"])
+        #expect(try f.bundle("Near.app").rels(nil, dir: "Out").count == 10)
+        #expect(try f.bundle("Far.bundle").rel("Up", nil) == "Up")
+        #expect(try f.bundle("Far.bundle").rels(nil, dir: "Up").isEmpty)
+    }
+}
