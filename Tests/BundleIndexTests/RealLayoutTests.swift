@@ -71,4 +71,51 @@ struct RealLayoutTests {
         #expect(try f.bundle("Far.bundle").rel("Up", nil) == "Up")
         #expect(try f.bundle("Far.bundle").rels(nil, dir: "Up").isEmpty)
     }
+
+    /// gnustep-base's resources as Debian's `gnustep-base-common` installs them, with the
+    /// `Versions/Current` link gnustep-make adds.
+    static let libraryFiles: [String: String] = [
+        "Libraries/gnustep-base/Versions/1.28/Resources/Info-gnustep.plist": "{ NSExecutable = gnustep-base; }",
+        "Libraries/gnustep-base/Versions/1.28/Resources/Languages/English": "",
+        "Libraries/gnustep-base/Versions/1.28/Resources/English.lproj/Localizable.strings": "\"a\" = \"A\";",
+        "Libraries/gnustep-base/Versions/1.28/Resources/German.lproj/Localizable.strings": "\"a\" = \"A\";",
+        "Libraries/gnustep-base/Versions/1.28/Resources/NSTimeZones/zones/UTC": "",
+        "Libraries/gnustep-gui/Versions/0.29/README": "",
+        "Other/Versions/2/Resources/x.txt": "",
+    ]
+
+    @Test("a GNUstep library resource folder (Libraries/<lib>/Versions/<version> with Resources) and its Current link are bundles, answering as Foundation")
+    func libraryResourceFolders() throws {
+        let f = try BundleFixture(Self.libraryFiles, links: ["Libraries/gnustep-base/Versions/Current": "1.28"])
+        try f.build()
+        let paths = try f.reader().bundles().map { String($0.bundlePath.dropFirst(f.root.count + 1)) }
+        #expect(paths == ["Libraries/gnustep-base/Versions/1.28", "Libraries/gnustep-base/Versions/Current"],
+                "a Versions folder without Resources, or outside a Libraries folder, is no library bundle")
+        for bundle in paths {
+            let differences = try foundationDifferences(bundleAt: f.root + "/" + bundle, index: f.indexPath)
+            #expect(differences.isEmpty, "\(bundle): \(differences)")
+        }
+        #expect(try f.bundle("Libraries/gnustep-base/Versions/Current").rel("UTC", nil, dir: "NSTimeZones/zones")
+                == "Resources/NSTimeZones/zones/UTC")
+    }
+
+    @Test("build --bundle indexes any folder as a bundle; later builds, verify and the CLI keep it")
+    func declaredBundles() throws {
+        let f = try BundleFixture(["Tree/Plain/notes.txt": "", "Tree/Plain/fr.lproj/notes.txt": "", "Tree/App.app/icon.png": ""])
+        let plain = f.root + "/Tree/Plain"
+        let before = try run([bundleidxBinary, "query", "--index", f.indexPath, plain, "notes", "--type", "txt"])
+        #expect(before.status != 0)
+        #expect(try run([bundleidxBinary, "build", "--index", f.indexPath, f.root + "/Tree"]).status == 0)
+        let refused = try run([bundleidxBinary, "query", "--index", f.indexPath, plain, "notes", "--type", "txt"])
+        #expect(refused.status == 1 && refused.stderr.contains("bundleidx build --bundle \(plain)"), "\(refused.stderr)")
+        #expect(try run([bundleidxBinary, "build", "--index", f.indexPath, "--bundle", plain]).status == 0)
+        // A later build of the tree holding it, without --bundle, keeps it.
+        #expect(try run([bundleidxBinary, "build", "--index", f.indexPath, f.root + "/Tree"]).status == 0)
+        let found = try run([bundleidxBinary, "query", "--index", f.indexPath, plain, "notes", "--type", "txt"])
+        #expect(found.status == 0 && found.stdout == plain + "/notes.txt\n", "\(found)")
+        #expect(try foundationDifferences(bundleAt: plain, index: f.indexPath).isEmpty)
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath) == [])
+        let missing = try run([bundleidxBinary, "build", "--index", f.indexPath, "--bundle", f.root + "/nope"])
+        #expect(missing.status == 4, "\(missing)")
+    }
 }

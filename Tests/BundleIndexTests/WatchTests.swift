@@ -185,6 +185,20 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
+    @Test("a folder declared a bundle (build --bundle) stays one for the watcher")
+    func declaredBundle() throws {
+        let h = try WatcherHarness(["Plain/notes.txt": "", "Plain/Deeper/x.txt": ""], prepare: { root, index in
+            _ = try IndexBuilder.build(roots: [root], bundles: [root + "/Plain"], indexPath: index)
+        })
+        defer { h.stop() }
+        try h.write("Plain/more.txt")
+        try h.write("Plain/Deeper/y.txt")
+        try h.sync()
+        #expect(try h.bundle("Plain")?.rels("txt").sorted() == ["more.txt", "notes.txt"])
+        #expect(try h.bundle("Plain")?.rels("txt", dir: "Deeper").sorted() == ["Deeper/x.txt", "Deeper/y.txt"])
+        #expect(try h.verify() == [])
+    }
+
     @Test("attribute changes rescan the bundle")
     func attributes() throws {
         let h = try WatcherHarness(Self.app)

@@ -22,9 +22,11 @@ public enum IndexVerifier {
             // A read without the lock file runs again when two commits overtook it.
             differences = []
             let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
+            var walker = TreeWalker()
+            walker.declaredBundles = Set(try snap.declaredBundles())
             for root in rootList {
                 var found: Set<String> = []
-                let report = try TreeWalker().walk(root: root) { bundle in
+                let report = try walker.walk(root: root) { bundle in
                     found.insert(bundle.path)
                     differences += try compare(bundle, snap)
                 }

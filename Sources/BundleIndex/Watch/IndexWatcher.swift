@@ -41,6 +41,8 @@ public final class IndexWatcher {
     /// Real directories outside a bundle that its symbolic links lead to → the bundles that
     /// index them under their own paths (docs/watching.md, "Links out of a bundle").
     var linkedBy: [String: Set<String>] = [:]
+    /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle`), read once.
+    let declaredBundles: Set<String>
     var pending = PendingChanges()
     /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
     var movedFrom: [UInt32: (directory: String, name: String, isDirectory: Bool)] = [:]
@@ -93,6 +95,14 @@ public final class IndexWatcher {
         self.inotify = try Inotify()
         self.tree = WatchedTree(inotify: inotify)
         self.logger = logger
+        self.declaredBundles = Set(try store.read { try $0.declaredBundles() })
+    }
+
+    /// A tree walker that knows the folders `build --bundle` declared bundles.
+    func makeWalker() -> TreeWalker {
+        var walker = TreeWalker()
+        walker.declaredBundles = declaredBundles
+        return walker
     }
 
     // MARK: - catching up
@@ -114,7 +124,7 @@ public final class IndexWatcher {
         try store.write { writer in
             for root in roots {
                 let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
-                var walker = TreeWalker()
+                var walker = makeWalker()
                 walker.shouldScan = { path in
                     guard let record = indexed[path], Self.unchanged(record),
                           (try? Self.unchanged(writer.stringsTableStamps(bundle: record.id), in: record.path)) == true

@@ -10,6 +10,12 @@ extension IndexWatcher {
     /// recorded for it, and watches each target that has no watch yet (a target outside every
     /// root gets its own watches).
     func noteLinks(of bundle: String, to targets: [String]) {
+        var targets = targets
+        // A GNUstep library's `Versions/Current` (TreeWalker.isLibraryCurrentLink) is a bundle
+        // reached through a link: a change in the folder it names changes it too.
+        if PathText.lastComponent(bundle) == "Current", let real = FileSystem.realPath(bundle), real != bundle {
+            targets.append(real)
+        }
         for (target, linking) in linkedBy where linking.contains(bundle) {
             linkedBy[target]?.remove(bundle)
             if linkedBy[target]?.isEmpty == true { linkedBy[target] = nil }

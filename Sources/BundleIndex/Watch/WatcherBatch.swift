@@ -44,7 +44,7 @@ extension IndexWatcher {
             for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
             return
         }
-        var walker = TreeWalker()
+        var walker = makeWalker()
         let already = rescanned
         walker.shouldScan = { !already.contains($0) }
         var visited: [String] = []
@@ -70,7 +70,7 @@ extension IndexWatcher {
         var skipped = 0
         if FileSystem.isRealDirectory(path) || roots.contains(path),
            let listing = try? DirectoryReader.listing(path, skippedNames: &skipped),
-           TreeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
+           makeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
             scanner.listingCache[path] = listing
             let bundle = try scanner.scan()
@@ -118,7 +118,7 @@ extension IndexWatcher {
             for r in roots {
                 // Bundles written again keep their ids (see IndexBuilder.build); the rest go.
                 let before = try writer.bundlePaths(under: r)
-                let report = try TreeWalker().walk(root: r) { bundle in
+                let report = try makeWalker().walk(root: r) { bundle in
                     try writer.addBundle(bundle, root: r, now: UInt64(time(nil)))
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
                 }
