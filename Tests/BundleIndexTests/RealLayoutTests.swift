@@ -118,4 +118,47 @@ struct RealLayoutTests {
         let missing = try run([bundleidxBinary, "build", "--index", f.indexPath, "--bundle", f.root + "/nope"])
         #expect(missing.status == 4, "\(missing)")
     }
+
+    /// swift-corelibs-foundation's own layouts: a freestanding bundle (`Name.so` beside
+    /// `Name.resources/`), an FHS bundle (`prefix/lib/libName.so`, `prefix/share/Name.resources/`)
+    /// and a SwiftPM resource bundle (flat, an Info.plist with only the development region,
+    /// lower-cased lproj names, a `.copy` folder kept whole).
+    static let linuxFiles: [String: String] = [
+        "opt/Tool/Name.so": "",
+        "opt/Tool/Name.resources/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.name"]),
+        "opt/Tool/Name.resources/data.json": "",
+        "opt/Tool/Name.resources/en.lproj/Localizable.strings": "\"a\" = \"A\";",
+        "opt/Tool/Name.resources/fr.lproj/Localizable.strings": "\"a\" = \"A\";",
+        "usr/local/lib/libKit.so": "",
+        "usr/local/share/Kit.resources/kit.png": "",
+        "usr/local/share/Kit.resources/Sub/deep.txt": "",
+        "usr/local/share/Kit.resources/de.lproj/Only.txt": "",
+        "app/.build/release/App": "",
+        "app/.build/release/Atlas_AtlasUI.resources/Info.plist": infoPlist(["CFBundleDevelopmentRegion": "en"]),
+        "app/.build/release/Atlas_AtlasUI.resources/map.png": "",
+        "app/.build/release/Atlas_AtlasUI.resources/zh-hans.lproj/Localizable.strings": "\"a\" = \"A\";",
+        "app/.build/release/Atlas_AtlasUI.resources/en.lproj/Localizable.strings": "\"a\" = \"A\";",
+        "app/.build/release/Atlas_AtlasUI.resources/Tiles/z1/t.png": "",
+    ]
+
+    @Test("freestanding, FHS and SwiftPM resource bundles answer as Foundation's Bundle(path:) and Bundle(url:)")
+    func foundationLinuxLayouts() throws {
+        let f = try BundleFixture(Self.linuxFiles)
+        try f.build()
+        let paths = try f.reader().bundles().map { String($0.bundlePath.dropFirst(f.root.count + 1)) }
+        #expect(paths == ["app/.build/release/Atlas_AtlasUI.resources", "opt/Tool/Name.resources", "usr/local/share/Kit.resources"])
+        for bundle in paths {
+            let path = f.root + "/" + bundle
+            let differences = try foundationDifferences(bundleAt: path, index: f.indexPath)
+            #expect(differences.isEmpty, "\(bundle): \(differences)")
+            // Bundle(url:) opens the URL's path: the same bundle, the same answers.
+            let byURL = try #require(Bundle(url: URL(fileURLWithPath: path)))
+            let mine = try #require(try f.reader().bundle(atPath: path, context: .foundationLinux))
+            #expect(byURL.resourcePath == mine.resourcePath)
+            #expect(byURL.paths(forResourcesOfType: nil, inDirectory: nil).sorted()
+                    == (try mine.paths(forResourcesOfType: nil, inDirectory: nil)).sorted())
+        }
+        #expect(try f.bundle("usr/local/share/Kit.resources").rel("deep", "txt", dir: "Sub") == "Sub/deep.txt")
+        #expect(try f.bundle("opt/Tool/Name.resources").bundleIdentifier == "org.example.name")
+    }
 }
