@@ -185,6 +185,21 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
+    @Test("a bundle the catch-up keeps unchanged still follows its link out: a change behind it rescans the bundle")
+    func keptBundleLinksOut() throws {
+        let outside = makeTempDirectory(prefix: "watch-outside")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        FileManager.default.createFile(atPath: outside + "/a.png", contents: Data())
+        let h = try WatcherHarness(["Ink.app/Ink": "", "Ink.app/Info.plist": infoPlist([:])], links: ["Ink.app/Shared": outside],
+                                   prepare: { root, index in _ = try IndexBuilder.build(roots: [root], indexPath: index) })
+        defer { h.stop() }
+        #expect(try h.bundle("Ink.app")?.rel("a", "png", dir: "Shared") == "Shared/a.png")
+        FileManager.default.createFile(atPath: outside + "/b.png", contents: Data())
+        try h.sync()
+        #expect(try h.bundle("Ink.app")?.rel("b", "png", dir: "Shared") == "Shared/b.png")
+        #expect(try h.verify() == [])
+    }
+
     @Test("a folder declared a bundle (build --bundle) stays one for the watcher")
     func declaredBundle() throws {
         let h = try WatcherHarness(["Plain/notes.txt": "", "Plain/Deeper/x.txt": ""], prepare: { root, index in

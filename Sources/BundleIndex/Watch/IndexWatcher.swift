@@ -132,13 +132,16 @@ public final class IndexWatcher {
                     kept += 1
                     return false
                 }
+                var scannedNow: Set<String> = []
                 let report = try walker.walk(root: root) { bundle in
                     try writer.addBundle(bundle, root: root, now: UInt64(time(nil)))
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
+                    scannedNow.insert(bundle.path)
                     scanned += 1
                 }
                 let found = Set(report.found)
-                for (path, record) in indexed where found.contains(path) && linkedBy.values.allSatisfy({ !$0.contains(path) }) {
+                // Kept bundles were not scanned: their links out are found from their records.
+                for (path, record) in indexed where found.contains(path) && !scannedNow.contains(path) {
                     noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: record.stamps.map(\.path)))
                 }
                 for path in indexed.keys where !found.contains(path) {
