@@ -54,6 +54,36 @@ struct RealSystemTests {
                                                                      context: .foundationLinux))
         #expect(!charmap.localizations.isEmpty, "the split application's lproj folders lie behind its Resources link")
     }
+
+    @Test("every bundle of a real corpus answers as Foundation, split applications and library folders included (tools/real-corpus DIR, then BUNDLEIDX_REAL_CORPUS=DIR)",
+          .enabled(if: ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"] != nil, "no real corpus named"))
+    func realCorpus() throws {
+        let corpus = try #require(ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"])
+        let index = makeTempDirectory(prefix: "real-corpus-index")
+        defer { try? FileManager.default.removeItem(atPath: index) }
+        _ = try IndexBuilder.build(roots: [corpus], indexPath: index)
+        let bundles = Set(try IndexReader(path: index).bundles(under: corpus).map(\.bundlePath))
+        // Every application and library resource folder Debian ships is a bundle of the index.
+        var expected: [String] = []
+        if let enumerator = FileManager.default.enumerator(atPath: corpus) {
+            while let relative = enumerator.nextObject() as? String {
+                let parts = relative.split(separator: "/")
+                if (parts.count >= 2 && parts[parts.count - 2] == "Applications" && relative.hasSuffix(".app"))
+                    || (parts.count >= 4 && parts[parts.count - 2] == "Versions" && parts[parts.count - 4] == "Libraries") {
+                    expected.append(corpus + "/" + relative)
+                }
+            }
+        }
+        #expect(!expected.isEmpty)
+        for path in expected { #expect(bundles.contains(path), "\(path) is not indexed") }
+        var differing = 0
+        for bundle in bundles.sorted() {
+            let differences = try foundationDifferences(bundleAt: bundle, index: index)
+            if !differences.isEmpty && differing < 10 { Issue.record("\(bundle): \(differences.prefix(5))") }
+            differing += differences.isEmpty ? 0 : 1
+        }
+        #expect(differing == 0, "\(differing) of \(bundles.count) bundles answer otherwise than Foundation")
+    }
 }
 
 /// A few of Debian's GNUstep packages — a split application, a framework, gnustep-base's
