@@ -123,19 +123,9 @@ func openBundle(_ reader: IndexReader, _ reference: String, _ context: SearchCon
     let found: IndexedBundle?
     do { found = try reader.bundle(reference, context: context) } catch { throw fail(error) }
     guard let found else {
-        printError(notIndexedMessage(reference))
+        printError(notIndexedMessage(reference, otherwise: " (see: bundleidx bundles)"))
         throw Exit.notFound
     }
     return found
 }
 
-/// Says that `reference` names no indexed bundle and, for a folder, how to index it
-/// (`Bundle(path:)` takes any folder for a bundle; the scan only takes those it recognises).
-func notIndexedMessage(_ reference: String) -> String {
-    var st = stat()
-    guard reference.contains("/"), stat(reference, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
-        return "bundle not in the index: \(reference) (see: bundleidx bundles)"
-    }
-    return "bundle not in the index: \(reference) is a folder the index does not hold as a bundle; "
-        + "index it with: bundleidx build --bundle \(reference)"
-}

@@ -108,6 +108,9 @@ struct RealLayoutTests {
         #expect(try run([bundleidxBinary, "build", "--index", f.indexPath, f.root + "/Tree"]).status == 0)
         let refused = try run([bundleidxBinary, "query", "--index", f.indexPath, plain, "notes", "--type", "txt"])
         #expect(refused.status == 1 && refused.stderr.contains("bundleidx build --bundle \(plain)"), "\(refused.stderr)")
+        let batch = try run([bundleidxBinary, "query", "--batch", "--index", f.indexPath],
+                            input: #"{"bundle":"\#(plain)","op":"path","name":"notes","type":"txt"}"# + "\n")
+        #expect(batch.stdout.contains("bundleidx build --bundle \(plain)"), "\(batch)")
         #expect(try run([bundleidxBinary, "build", "--index", f.indexPath, "--bundle", plain]).status == 0)
         // A later build of the tree holding it, without --bundle, keeps it.
         #expect(try run([bundleidxBinary, "build", "--index", f.indexPath, f.root + "/Tree"]).status == 0)
