@@ -118,6 +118,9 @@ struct RealLayoutTests {
         #expect(found.status == 0 && found.stdout == plain + "/notes.txt\n", "\(found)")
         #expect(try foundationDifferences(bundleAt: plain, index: f.indexPath).isEmpty)
         #expect(try IndexVerifier.verify(indexPath: f.indexPath) == [])
+        #expect(try f.reader().statistics().declaredBundles == [plain])
+        let stats = try run([bundleidxBinary, "stats", "--index", f.indexPath])
+        #expect(stats.stdout.contains("bundles named with --bundle: \(plain)"), "\(stats.stdout)")
         let missing = try run([bundleidxBinary, "build", "--index", f.indexPath, "--bundle", f.root + "/nope"])
         #expect(missing.status == 4, "\(missing)")
     }
