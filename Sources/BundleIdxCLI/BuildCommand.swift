@@ -14,21 +14,30 @@ struct BuildCommand: ParsableCommand {
         a build that is interrupted leaves the previous index as it was. Bundles indexed \
         earlier from other roots are kept.
 
+        A folder the scan does not take for a bundle (no bundle extension, no Info.plist \
+        where CF looks for one) can be named with --bundle: it is indexed as a bundle, like \
+        Foundation's Bundle(path:) opens any folder, and the index remembers it, so later \
+        builds and bundleidx watch keep it.
+
         Example:
           bundleidx build /usr/lib/GNUstep Examples --index /tmp/bundles.idx
+          bundleidx build --bundle /opt/MyLib/Versions/2 --index /tmp/bundles.idx
         """
     )
 
     @OptionGroup var options: IndexOptions
 
     @Argument(help: ArgumentHelp("Directories to scan (bundles themselves or folders holding them).", valueName: "root"))
-    var roots: [String]
+    var roots: [String] = []
+
+    @Option(name: .customLong("bundle"), help: ArgumentHelp("A folder to index as a bundle whatever it holds (repeatable); kept by later builds.", valueName: "dir"))
+    var bundles: [String] = []
 
     @Flag(name: .long, help: "Print every warning instead of the first few.")
     var verbose = false
 
     func validate() throws {
-        if roots.isEmpty { throw ValidationError("give at least one ROOT directory to scan") }
+        if roots.isEmpty && bundles.isEmpty { throw ValidationError("give at least one ROOT directory to scan (or a --bundle DIR)") }
     }
 
     func run() throws {
@@ -38,7 +47,7 @@ struct BuildCommand: ParsableCommand {
         let summary: IndexBuilder.Summary
         installCrashGuard(options.resolvedPath)
         do {
-            summary = try IndexBuilder.build(roots: roots, indexPath: options.resolvedPath) { bundles, resources in
+            summary = try IndexBuilder.build(roots: roots, bundles: bundles, indexPath: options.resolvedPath) { bundles, resources in
                 guard showProgress else { return }
                 let t = Self.now()
                 guard t - lastPrint > 0.2 else { return }

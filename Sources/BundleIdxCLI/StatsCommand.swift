@@ -45,6 +45,7 @@ struct StatsCommand: ParsableCommand {
                 ("bundles", .int(Int64(s.bundles))), ("resourceRecords", .int(Int64(s.resourceRecords))),
                 ("stringsRecords", .int(Int64(s.stringsRecords))),
                 ("indexBytes", .int(Int64(s.indexBytes))), ("roots", JSONText.strings(s.roots)),
+                ("declaredBundles", JSONText.strings(s.declaredBundles)),
                 ("builtAt", .int(Int64(s.builtAt))), ("buildMilliseconds", .int(Int64(s.buildMilliseconds))),
                 ("generation", .int(Int64(s.generation))),
                 ("watchState", s.watchState.map(JSONText.string) ?? .null),
@@ -65,6 +66,7 @@ struct StatsCommand: ParsableCommand {
         print("strings records: \(s.stringsRecords)")
         print("index size: \(HumanUnits.byteCount(s.indexBytes))")
         print("roots: \(s.roots.joined(separator: ", "))")
+        if !s.declaredBundles.isEmpty { print("bundles named with --bundle: \(s.declaredBundles.joined(separator: ", "))") }
         print("last build: \(HumanUnits.localISO8601(s.builtAt)), took \(HumanUnits.duration(milliseconds: s.buildMilliseconds))")
         print("generation: \(s.generation)")
         if let state = s.watchState {

@@ -1,4 +1,5 @@
 @_spi(Engine) import BundleIndexCore
+import BundleIndexJSON
 
 import Glibc
 
@@ -76,7 +77,7 @@ package func openBundle(_ reader: IndexReader, _ reference: String, _ context: S
     let found: IndexedBundle?
     do { found = try reader.bundle(reference, context: context) } catch { throw .reporting(error) }
     guard let found else {
-        printError("bundle not in the index: \(reference) (see: bundleidx bundles)")
+        printError(notIndexedMessage(reference, otherwise: " (see: bundleidx bundles)"))
         throw .notFound
     }
     return found

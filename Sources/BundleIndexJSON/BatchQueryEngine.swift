@@ -84,7 +84,7 @@ public final class BatchQueryEngine {
             b = cached
         } else {
             guard let opened = try reader.bundle(reference, context: context) else {
-                throw Refusal(description: "bundle not in the index: \(reference)")
+                throw Refusal(description: notIndexedMessage(reference))
             }
             bundles[reference] = opened
             b = opened

@@ -162,6 +162,59 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
+    @Test("a link out of a bundle: changes behind it rescan the bundle, in another bundle of the tree or outside every root")
+    func linksOutOfABundle() throws {
+        let outside = makeTempDirectory(prefix: "watch-outside")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.createDirectory(atPath: outside + "/Shared", withIntermediateDirectories: true)
+        let h = try WatcherHarness(["lib/Ink.app/Ink": "", "share/Ink.app/Info-gnustep.plist": "{}", "share/Ink.app/a.png": ""],
+                                   links: ["lib/Ink.app/Resources": "../../share/Ink.app", "lib/Ink.app/Shared": outside + "/Shared"])
+        defer { h.stop() }
+        try h.write("share/Ink.app/English.lproj/b.png")
+        FileManager.default.createFile(atPath: outside + "/Shared/c.png", contents: Data())
+        try FileManager.default.createDirectory(atPath: outside + "/Shared/deep", withIntermediateDirectories: true)
+        // The outside folder's events travel in the same inotify queue, ahead of the cookie's.
+        try h.sync()
+        let ink = try #require(try h.bundle("lib/Ink.app"))
+        #expect(try ink.rel("b", "png") == "Resources/English.lproj/b.png")
+        #expect(try ink.rel("c", "png", dir: "Shared") == "Shared/c.png")
+        FileManager.default.createFile(atPath: outside + "/Shared/deep/d.png", contents: Data())
+        try h.sync()
+        #expect(try h.bundle("lib/Ink.app")?.rel("d", "png", dir: "Shared/deep") == "Shared/deep/d.png")
+        #expect(try IndexReader(path: h.indexPath).bundle(atPath: outside + "/Shared", context: .foundationLinux) == nil,
+                "nothing outside the roots is indexed on its own")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("a bundle the catch-up keeps unchanged still follows its link out: a change behind it rescans the bundle")
+    func keptBundleLinksOut() throws {
+        let outside = makeTempDirectory(prefix: "watch-outside")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        FileManager.default.createFile(atPath: outside + "/a.png", contents: Data())
+        let h = try WatcherHarness(["Ink.app/Ink": "", "Ink.app/Info.plist": infoPlist([:])], links: ["Ink.app/Shared": outside],
+                                   prepare: { root, index in _ = try IndexBuilder.build(roots: [root], indexPath: index) })
+        defer { h.stop() }
+        #expect(try h.bundle("Ink.app")?.rel("a", "png", dir: "Shared") == "Shared/a.png")
+        FileManager.default.createFile(atPath: outside + "/b.png", contents: Data())
+        try h.sync()
+        #expect(try h.bundle("Ink.app")?.rel("b", "png", dir: "Shared") == "Shared/b.png")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("a folder declared a bundle (build --bundle) stays one for the watcher")
+    func declaredBundle() throws {
+        let h = try WatcherHarness(["Plain/notes.txt": "", "Plain/Deeper/x.txt": ""], prepare: { root, index in
+            _ = try IndexBuilder.build(roots: [root], bundles: [root + "/Plain"], indexPath: index)
+        })
+        defer { h.stop() }
+        try h.write("Plain/more.txt")
+        try h.write("Plain/Deeper/y.txt")
+        try h.sync()
+        #expect(try h.bundle("Plain")?.rels("txt").sorted() == ["more.txt", "notes.txt"])
+        #expect(try h.bundle("Plain")?.rels("txt", dir: "Deeper").sorted() == ["Deeper/x.txt", "Deeper/y.txt"])
+        #expect(try h.verify() == [])
+    }
+
     @Test("attribute changes rescan the bundle")
     func attributes() throws {
         let h = try WatcherHarness(Self.app)

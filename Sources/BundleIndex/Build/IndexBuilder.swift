@@ -9,31 +9,39 @@ public enum IndexBuilder {
     /// missing), replacing what it held for the same roots; other roots stay as they are.
     /// `progress` is called after each bundle written, with the running counts.
     ///
+    /// `bundles` are folders to index as bundles whatever they hold (`Bundle(path:)` takes any
+    /// folder for one): each is built like a root, and the index remembers them, so later builds
+    /// and the watcher keep treating them as bundles (docs/scanning.md, "Which directories are
+    /// bundles").
+    ///
     /// ```swift
     /// let summary = try IndexBuilder.build(roots: ["/usr/share/apps"], indexPath: IndexLocation.default)
     /// print("\(summary.bundles) bundles, \(summary.resources) resources")
     /// ```
-    public static func build(roots: [String], indexPath: String,
+    public static func build(roots: [String], bundles declared: [String] = [], indexPath: String,
                              progress: ((_ bundles: Int, _ resources: Int) -> Void)? = nil) throws -> Summary {
-        try build(roots: roots, indexPath: indexPath, progress: progress, beforeCommit: nil)
+        try build(roots: roots, bundles: declared, indexPath: indexPath, progress: progress, beforeCommit: nil)
     }
 
     /// `build` with a hook called inside the write transaction just before it commits, for the
     /// crash-safety test that kills a build there (Tests/BuildUntilCommit), and the size of the
     /// map a new environment starts with (`initialMapSize`, bytes), for the test of map growth.
     @_spi(Testing)
-    public static func build(roots: [String], indexPath: String, progress: ((_ bundles: Int, _ resources: Int) -> Void)?,
+    public static func build(roots: [String], bundles declared: [String] = [], indexPath: String,
+                             progress: ((_ bundles: Int, _ resources: Int) -> Void)?,
                              beforeCommit: (() -> Void)?, initialMapSize: Int? = nil) throws -> Summary {
         let start = monotonicSeconds()
         let cwd = ProcessEnvironment.currentDirectory()
         var absolute: [String] = []
-        for root in roots {
+        var declaredNow: [String] = []
+        for root in roots + declared {
             let path = PathText.absolute(root, currentDirectory: cwd)
             guard FileSystem.isDirectory(path) else {
                 var st = stat()
                 throw BundleIndexError.badInput(path: root, reason: stat(path, &st) == 0 ? "not a directory" : "no such directory")
             }
             absolute.append(path)
+            if absolute.count > roots.count { declaredNow.append(path) }
         }
         // A root inside another root is covered by it (and would otherwise be removed again).
         let unique = Set(absolute).filter { r in !absolute.contains { $0 != r && (r.hasPrefix($0 + "/") || $0 == "/") } }
@@ -70,13 +78,15 @@ public enum IndexBuilder {
             // A write that outgrew the map runs again from here after the map grew (IndexStore.write).
             (bundles, resources, unreadable, skipped, written, writtenResources) = (0, 0, 0, 0, 0, 0)
             (warnings, kept) = ([], [])
+            for path in declaredNow { try writer.addDeclaredBundle(path) }
+            let declaredBundles = Set(try writer.declaredBundles())
             for root in unique {
                 // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
                 // opened one before this build and reads after it still finds its resources.
                 // What is not found again is removed after the scan.
                 var vanished = Set(try writer.bundlePaths(under: root))
                 // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
-                let report = try ScanPipeline.run(root: root) { bundle in
+                let report = try ScanPipeline.run(root: root, declaredBundles: declaredBundles) { bundle in
                     vanished.remove(bundle.path)
                     // A bundle scanned only in part keeps the records of its last complete build.
                     guard try writer.addBundleUnlessPartial(bundle, root: root, now: now) else {

@@ -28,9 +28,11 @@ public enum IndexVerifier {
             try afterSnapshot?(snap.transactionID)
             #endif
             let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
+            var walker = TreeWalker()
+            walker.declaredBundles = Set(try snap.declaredBundles())
             for root in rootList {
                 var found: Set<String> = []
-                let report = try TreeWalker().walk(root: root) { bundle in
+                let report = try walker.walk(root: root) { bundle in
                     found.insert(bundle.path)
                     differences += try compare(bundle, snap)
                 }

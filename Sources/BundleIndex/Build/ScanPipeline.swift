@@ -24,9 +24,11 @@ final class ScanPipeline: @unchecked Sendable {
     /// Walks `root` and calls `consume` on this thread for every bundle found. When `consume`
     /// throws, the walk is stopped and waited for before the error is rethrown, so no thread
     /// outlives the build.
-    static func run(root: String, capacity: Int = 2, consume: (ScannedBundle) throws -> Void) throws -> TreeWalker.Report {
+    /// `declaredBundles`: folders that are bundles whatever they hold (`TreeWalker`).
+    static func run(root: String, declaredBundles: Set<String> = [], capacity: Int = 2,
+                    consume: (ScannedBundle) throws -> Void) throws -> TreeWalker.Report {
         let pipeline = ScanPipeline(capacity: capacity)
-        let walking = Thread { pipeline.walk(root) }
+        let walking = Thread { pipeline.walk(root, declaredBundles) }
         walking.stackSize = 8 << 20
         walking.start()
         do {
@@ -38,8 +40,10 @@ final class ScanPipeline: @unchecked Sendable {
         return try pipeline.finalReport()
     }
 
-    private func walk(_ root: String) {
-        let result = Result { try TreeWalker().walk(root: root) { try self.hand($0) } }
+    private func walk(_ root: String, _ declaredBundles: Set<String>) {
+        var walker = TreeWalker()
+        walker.declaredBundles = declaredBundles
+        let result = Result { try walker.walk(root: root) { try self.hand($0) } }
         condition.lock()
         outcome = result
         condition.broadcast()

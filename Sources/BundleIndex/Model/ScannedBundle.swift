@@ -24,6 +24,10 @@ package struct ScannedBundle {
     /// Absolute paths of the bundle's directories that could not be listed (permissions): the
     /// scan is incomplete, and a build keeps what the index last held for the bundle instead.
     package let unreadable: [String]
+    /// Real paths of the directories outside the bundle that its symbolic links lead to (the
+    /// tops only): their content is indexed under the bundle's own paths, so the watcher
+    /// watches them too (docs/watching.md, "Links out of a bundle"). Not stored in the index.
+    package var outsideTargets: [String] = []
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its modification time. The watcher compares them after a restart.
@@ -37,7 +41,7 @@ package struct ScannedBundle {
     // are internal: the ones here are written out with `package` access, one per type.
     package init(path: String, layout: BundleLayout, infoPlists: [InfoPlistFile], lprojs: [String],
                  directories: [ScannedDirectory], stringsFiles: [StringsFile], tables: [StringsTable],
-                 warnings: [String], fileStamps: [FileStamp], unreadable: [String]) {
+                 warnings: [String], fileStamps: [FileStamp], unreadable: [String], outsideTargets: [String] = []) {
         self.path = path
         self.layout = layout
         self.infoPlists = infoPlists
@@ -48,6 +52,7 @@ package struct ScannedBundle {
         self.warnings = warnings
         self.fileStamps = fileStamps
         self.unreadable = unreadable
+        self.outsideTargets = outsideTargets
     }
 }
 

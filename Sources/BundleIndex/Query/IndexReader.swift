@@ -134,7 +134,7 @@ public final class IndexReader: Sendable {
             return Statistics(
                 path: store.path, formatVersion: IndexStore.formatVersion, bundles: records.count,
                 resourceRecords: try snap.resourceRecordCount(), stringsRecords: try snap.stringsRecordCount(), indexBytes: store.environment.usedBytes(),
-                roots: try snap.roots(), builtAt: try snap.metaU64(.builtAt) ?? 0,
+                roots: try snap.roots(), declaredBundles: try snap.declaredBundles(), builtAt: try snap.metaU64(.builtAt) ?? 0,
                 buildMilliseconds: try snap.metaU64(.buildSeconds) ?? 0, generation: try snap.metaU64(.generation) ?? 0,
                 watchState: try snap.metaString(.watchState), watchedDirectories: Int(try snap.metaU64(.watchedDirectories) ?? 0),
                 unwatchedDirectories: Int(try snap.metaU64(.unwatchedDirectories) ?? 0),
@@ -160,6 +160,8 @@ extension IndexReader {
         public let indexBytes: Int
         /// The folders built into the index.
         public let roots: [String]
+        /// The folders indexed as bundles whatever they hold (`bundleidx build --bundle DIR`).
+        public let declaredBundles: [String]
         /// Seconds since 1970 of the last build.
         public let builtAt: UInt64
         /// How long the last build took, in milliseconds.

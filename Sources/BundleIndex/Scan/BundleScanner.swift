@@ -5,10 +5,12 @@
 /// Which directories: the resource directory and everything below it; for old-style and flat
 /// bundles the whole bundle (version-0 bundles fall back to the root on a miss;
 /// docs/search-pattern.md, "Version-0 root fallback").
-/// Symbolic links to directories are followed when their target lies inside the bundle and is
-/// not one of the directories already being walked (no loops); the linked content is indexed
-/// under the link's own path, as CF would address it. Links leading out of the bundle are
-/// entries, but not descended into (docs/scanning.md).
+/// Symbolic links to directories are followed, wherever they lead, unless the target is one of
+/// the directories already being walked or holds one (no loops); the linked content is indexed
+/// under the link's own path, as CF would address it (`Bundle(path:)` opens the path and the
+/// kernel follows the link: Debian's `X.app/Resources -> ../../../../share/GNUstep/X.app`).
+/// Directories reached through links count against `maxRepeatedDirectories` when they were
+/// indexed already or lie outside the bundle (docs/scanning.md, "Symbolic links").
 struct BundleScanner {
     let bundlePath: String
     /// Listings already read by the tree walker, by absolute path.
@@ -23,16 +25,20 @@ struct BundleScanner {
     /// Directories of `listed` reached through a symbolic link (`Resources` → `Versions/A/…`).
     /// The walker never visits these paths, so it must not keep their listings for later.
     private(set) var reachedThroughLinks: Set<String> = []
+    /// Real paths of the directories outside the bundle that its links lead to (the link's
+    /// target, not what lies below it), in byte order: the watcher watches them too.
+    private(set) var outsideTargets: [String] = []
     /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
     /// directory, read once.
     private var byRealPath: [String: DirectoryListing] = [:]
 
     static let maxDirectoriesPerBundle = 500_000
     /// How many directories of one bundle may be reached again through symbolic links (a real
-    /// directory indexed under a second path and more). A framework's `Resources` link repeats
-    /// its resource tree once; links that fan out (`d0/l0…l9 → ../d1`, and so on for 7 levels)
-    /// would repeat a 76 KB bundle a million times. Past this bound, directories already indexed
-    /// under another path are left out, with one warning (docs/scanning.md, "Symbolic links").
+    /// directory indexed under a second path and more), or through links out of the bundle. A
+    /// framework's `Resources` link repeats its resource tree once; links that fan out
+    /// (`d0/l0…l9 → ../d1`, and so on for 7 levels) would repeat a 76 KB bundle a million times,
+    /// and a link to `/` would take in the whole disk. Past this bound such directories are left
+    /// out, with one warning (docs/scanning.md, "Symbolic links").
     static let maxRepeatedDirectories = 10_000
 
     init(bundlePath: String) { self.bundlePath = bundlePath }
@@ -61,7 +67,8 @@ struct BundleScanner {
         let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
                              directories: directories, stringsFiles: strings, tables: tables, warnings: warnings,
-                             fileStamps: fileStamps, unreadable: unreadable.sorted(by: byteOrder))
+                             fileStamps: fileStamps, unreadable: unreadable.sorted(by: byteOrder),
+                             outsideTargets: outsideTargets)
     }
 
     // MARK: - directories
@@ -94,13 +101,15 @@ struct BundleScanner {
         var behindLinks: [(String, String, [String])] = []
         var seenReal: Set<String> = []
         var repeated = 0
+        var outside: Set<String> = []
         while let (relative, real, chain) = stack.popLast() ?? behindLinks.popLast() {
             let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
-            if !seenReal.insert(real).inserted {
+            let isOutside = !Self.isInside(real, bundleReal)
+            if !seenReal.insert(real).inserted || isOutside {
                 repeated += 1
                 if repeated == Self.maxRepeatedDirectories + 1 {
                     warnings.append("\(bundlePath): symbolic links reach more than \(Self.maxRepeatedDirectories) directories "
-                                    + "a second time; the rest of them is not indexed")
+                                    + "a second time or outside the bundle; the rest of them is not indexed")
                 }
                 if repeated > Self.maxRepeatedDirectories { continue }
             }
@@ -126,9 +135,11 @@ struct BundleScanner {
                 let child = PathText.join(relative, entry.name)
                 if entry.flags.contains(.symlinkToDirectory) {
                     guard let target = FileSystem.realPath(bundlePath + "/" + child) else { continue }
-                    let inside = target == bundleReal || target.hasPrefix(bundleReal + "/")
+                    // A target holding the bundle (`up -> ../..`) loops like one holding the
+                    // directory being walked.
                     let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }
-                    if !inside || loops { continue }
+                    if loops || bundleReal.hasPrefix(target + "/") { continue }
+                    if !Self.isInside(target, bundleReal) { outside.insert(target) }
                     behindLinks.append((child, target, nextChain))
                     continue
                 }
@@ -136,7 +147,34 @@ struct BundleScanner {
             }
         }
         out.sort { byteOrder($0.path, $1.path) }
+        outsideTargets = Self.tops(outside)
         return out
+    }
+
+    /// The outside targets of a bundle indexed before, from the directories its record holds
+    /// (relative paths): each one that is a symbolic link leading out of the bundle (an `lstat`
+    /// each; links above the indexed tree are not seen). What `outsideTargets` holds after a scan.
+    static func outsideTargets(bundlePath: String, directories: [String]) -> [String] {
+        guard let bundleReal = FileSystem.realPath(bundlePath) else { return [] }
+        var out: Set<String> = []
+        for relative in directories where !relative.isEmpty && FileSystem.isSymbolicLink(bundlePath + "/" + relative) {
+            if let target = FileSystem.realPath(bundlePath + "/" + relative), !isInside(target, bundleReal) {
+                out.insert(target)
+            }
+        }
+        return tops(out)
+    }
+
+    /// The paths none of the others holds, in byte order: a target below another one is
+    /// watched with it.
+    private static func tops(_ paths: Set<String>) -> [String] {
+        let sorted = paths.sorted(by: byteOrder)
+        return sorted.filter { t in !sorted.contains { t.hasPrefix($0 + "/") } }
+    }
+
+    /// True when the real path `real` is `bundleReal` or lies below it.
+    static func isInside(_ real: String, _ bundleReal: String) -> Bool {
+        bundleReal == "/" || real == bundleReal || real.hasPrefix(bundleReal + "/")
     }
 
     // MARK: - Info.plist and InfoPlist.strings

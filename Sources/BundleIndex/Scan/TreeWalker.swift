@@ -26,6 +26,8 @@ struct TreeWalker {
         var found: [String] = []
     }
 
+    /// Folders that are bundles whatever they hold (`bundleidx build --bundle DIR`), absolute.
+    var declaredBundles: Set<String> = []
     /// Called after each bundle, for progress output.
     var progress: ((_ bundles: Int, _ resources: Int) -> Void)?
     /// Asked for every bundle found; false skips scanning it (the watcher's catch-up skips
@@ -90,7 +92,7 @@ struct TreeWalker {
                     cache[path] = listing
                 }
             }
-            for e in entries.reversed() where e.isDirectory {
+            for e in entries.reversed() where e.isDirectory || Self.isLibraryCurrentLink(e, in: dir) {
                 stack.append(dir == "/" ? "/" + e.name : dir + "/" + e.name)
             }
         }
@@ -104,6 +106,7 @@ struct TreeWalker {
     /// `listings` are listings already read, by absolute path.
     func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int,
                   listings: [String: DirectoryListing] = [:]) -> Bool {
+        if declaredBundles.contains(path) || Self.isLibraryResourceFolder(path, entries: entries) { return true }
         let name = PathText.lastComponent(path)
         if let dot = name.lastIndex(of: "."), name.index(after: dot) != name.endIndex,
            Self.bundleExtensions.contains(name[name.index(after: dot)...].lowercased()) {
@@ -126,5 +129,24 @@ struct TreeWalker {
             }
         }
         return infoEntries.contains { !$0.isDirectory && BundleScanner.infoPlistNames.contains($0.name.lowercased()) }
+    }
+
+    /// A GNUstep library's resource folder, `…/Libraries/<lib>/Versions/<version>` holding
+    /// `Resources` (what `+[NSBundle bundleForLibrary:]` opens; `Bundle(path:)` takes any folder
+    /// for a bundle): a bundle although it has no extension and no Info.plist of its own at the
+    /// top (docs/scanning.md, "Which directories are bundles").
+    static func isLibraryResourceFolder(_ path: String, entries: [DirectoryEntry]) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 4, parts[parts.count - 2] == "Versions", parts[parts.count - 4] == "Libraries" else { return false }
+        return entries.contains { $0.name == "Resources" && $0.isTraversable }
+    }
+
+    /// The `Current` link of a GNUstep library's `Versions` folder: the walk does not follow
+    /// links, but this one names a bundle of its own (`Versions/Current` → `1.28`), which
+    /// `Bundle(path:)` answers under the link's path.
+    static func isLibraryCurrentLink(_ entry: DirectoryEntry, in directory: String) -> Bool {
+        guard entry.name == "Current", entry.flags.contains(.symlinkToDirectory), directory.hasSuffix("/Versions") else { return false }
+        let parts = directory.split(separator: "/", omittingEmptySubsequences: true)
+        return parts.count >= 3 && parts[parts.count - 3] == "Libraries"
     }
 }

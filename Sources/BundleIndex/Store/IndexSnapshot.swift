@@ -192,6 +192,9 @@ package struct IndexSnapshot {
 
     package func roots() throws -> [String] { try store.roots(in: txn) }
 
+    /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle DIR`).
+    package func declaredBundles() throws -> [String] { try store.pathList(.declaredBundles, in: txn) }
+
     /// Every resource record of bundle `id`, key and value, in key order (for `verify`, which
     /// compares them with the records a build would write now). `body` returns false to stop.
     package func forEachResourceRecord(bundle id: UInt64,

@@ -277,8 +277,11 @@ package final class IndexStore: @unchecked Sendable {
     }
 
     /// The roots built into the index, read in `txn`.
-    func roots(in txn: LMDBTransaction) throws -> [String] {
-        guard let v = try txn.get(meta, key: Array(MetaKey.roots.rawValue.utf8)) else { return [] }
+    func roots(in txn: LMDBTransaction) throws -> [String] { try pathList(.roots, in: txn) }
+
+    /// A list of paths in the `meta` database (`roots`, `declaredBundles`), read in `txn`.
+    func pathList(_ key: MetaKey, in txn: LMDBTransaction) throws -> [String] {
+        guard let v = try txn.get(meta, key: Array(key.rawValue.utf8)) else { return [] }
         return try v.withUnsafeBytes { b in var r = ByteReader(b); return try r.strings() }
     }
 
@@ -345,6 +348,8 @@ package final class IndexStore: @unchecked Sendable {
 /// Names of the values in the `meta` database.
 package enum MetaKey: String {
     case format, version, nextBundleID, generation, builtAt, buildSeconds, roots
+    /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle DIR`).
+    case declaredBundles
     /// Written by `bundleidx watch`: "catching up", "live", "degraded", "stopped".
     case watchState, watchedDirectories, unwatchedDirectories, watcherPID
 }

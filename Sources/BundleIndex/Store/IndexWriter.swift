@@ -19,14 +19,22 @@ package struct IndexWriter {
 
     func roots() throws -> [String] { try store.roots(in: txn) }
 
-    package func addRoot(_ root: String) throws {
-        var list = try roots()
-        guard !list.contains(root) else { return }
-        list.append(root)
+    package func addRoot(_ root: String) throws { try addPath(root, to: .roots) }
+
+    /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle DIR`).
+    package func declaredBundles() throws -> [String] { try store.pathList(.declaredBundles, in: txn) }
+
+    package func addDeclaredBundle(_ path: String) throws { try addPath(path, to: .declaredBundles) }
+
+    /// Adds `path` to the path list at `key` (kept in byte order, each path once).
+    private func addPath(_ path: String, to key: MetaKey) throws {
+        var list = try store.pathList(key, in: txn)
+        guard !list.contains(path) else { return }
+        list.append(path)
         list.sort(by: byteOrder)
         var w = ByteWriter()
         w.strings(list)
-        try setMeta(.roots, bytes: w.bytes)
+        try setMeta(key, bytes: w.bytes)
     }
 
     package func bumpGeneration() throws {

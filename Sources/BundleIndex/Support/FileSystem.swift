@@ -16,6 +16,12 @@ package enum FileSystem {
         return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// A symbolic link, whatever it leads to (`lstat`).
+    package static func isSymbolicLink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK
+    }
+
     /// A directory, or a link to one (`stat`).
     package static func isDirectory(_ path: String) -> Bool {
         var st = stat()

@@ -38,6 +38,11 @@ public final class IndexWatcher {
     var logger: Logger
     /// Indexed bundle paths (kept in step with the index).
     var bundles: Set<String> = []
+    /// Real directories outside a bundle that its symbolic links lead to → the bundles that
+    /// index them under their own paths (docs/watching.md, "Links out of a bundle").
+    var linkedBy: [String: Set<String>] = [:]
+    /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle`), read once.
+    let declaredBundles: Set<String>
     var pending = PendingChanges()
     /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
     var movedFrom: [UInt32: (directory: String, name: String, isDirectory: Bool)] = [:]
@@ -90,6 +95,14 @@ public final class IndexWatcher {
         self.inotify = try Inotify()
         self.tree = WatchedTree(inotify: inotify)
         self.logger = logger
+        self.declaredBundles = Set(try store.read { try $0.declaredBundles() })
+    }
+
+    /// A tree walker that knows the folders `build --bundle` declared bundles.
+    func makeWalker() -> TreeWalker {
+        var walker = TreeWalker()
+        walker.declaredBundles = declaredBundles
+        return walker
     }
 
     // MARK: - catching up
@@ -115,7 +128,7 @@ public final class IndexWatcher {
             (scanned, kept, removed, keptUnreadable, bundles) = (0, 0, 0, [], bundlesBefore)
             for root in roots {
                 let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
-                var walker = TreeWalker()
+                var walker = makeWalker()
                 walker.shouldScan = { path in
                     guard let record = indexed[path], Self.unchanged(record),
                           (try? Self.unchanged(writer.stringsTableStamps(bundle: record.id), in: record.path)) == true
@@ -123,13 +136,20 @@ public final class IndexWatcher {
                     kept += 1
                     return false
                 }
+                var scannedNow: Set<String> = []
                 let report = try walker.walk(root: root) { bundle in
                     if !(try writer.addBundleUnlessPartial(bundle, root: root, now: UInt64(time(nil)))) {
                         keptUnreadable.append(bundle.path)
                     }
+                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
+                    scannedNow.insert(bundle.path)
                     scanned += 1
                 }
                 var found = Set(report.found)
+                // Kept bundles were not scanned: their links out are found from their records.
+                for (path, record) in indexed where found.contains(path) && !scannedNow.contains(path) {
+                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: record.stamps.map(\.path)))
+                }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.
                     if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {

@@ -47,7 +47,7 @@ extension IndexWatcher {
             for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
             return
         }
-        var walker = TreeWalker()
+        var walker = makeWalker()
         let already = rescanned
         walker.shouldScan = { !already.contains($0) }
         var visited: [String] = []
@@ -58,6 +58,7 @@ extension IndexWatcher {
         var kept: [String] = []
         let report = try walker.walk(root: path) { bundle in
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), now: now)) { kept.append(bundle.path) }
+            noteLinks(of: bundle.path, to: bundle.outsideTargets)
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
@@ -89,12 +90,13 @@ extension IndexWatcher {
         var skipped = 0
         let exists = FileSystem.isRealDirectory(path) || roots.contains(path)
         let listing = exists ? try? DirectoryReader.listing(path, skippedNames: &skipped) : nil
-        if let listing, TreeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
+        if let listing, makeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
             scanner.listingCache[path] = listing
             let bundle = try scanner.scan()
             scannedDirectories += scanner.listed.keys
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), now: UInt64(time(nil)))) { warnKept([path]) }
+            noteLinks(of: path, to: bundle.outsideTargets)
             for w in bundle.warnings { logger.warning("\(w)") }
             return
         }
@@ -133,6 +135,7 @@ extension IndexWatcher {
         defer { for c in cookies { unlink(c) } }
         tree.reset()
         movedFrom = [:]
+        linkedBy = [:]
         for r in roots { tree.watchRecursively(r) }
         reportLimit()
         var found: Set<String> = []
@@ -143,8 +146,9 @@ extension IndexWatcher {
                 // Bundles written again keep their ids (see IndexBuilder.build); the rest go,
                 // unless a folder that could not be read hides them.
                 let before = try writer.bundlePaths(under: r)
-                let report = try TreeWalker().walk(root: r) { bundle in
+                let report = try makeWalker().walk(root: r) { bundle in
                     if !(try writer.addBundleUnlessPartial(bundle, root: r, now: UInt64(time(nil)))) { kept.append(bundle.path) }
+                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
                 }
                 let seen = Set(report.found)
                 for path in before where !seen.contains(path) {

@@ -63,6 +63,9 @@ extension IndexWatcher {
     func markChanged(_ directory: String, name: String) {
         let path = directory == "/" ? "/" + name : directory + "/" + name
         for bundle in enclosingBundles(of: path) { pending.bundles.insert(bundle) }
+        for bundle in bundlesLinking(to: path) { pending.bundles.insert(bundle) }
+        // Outside the roots (a link target) no bundle is looked for: only the linking ones change.
+        guard isUnderRoot(directory) else { return }
         pending.child(name, of: directory)
         // A directory can become a bundle (or stop being one) through its own entries:
         // Info.plist, or a Contents/Resources folder that changes its layout.

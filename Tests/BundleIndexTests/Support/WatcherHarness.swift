@@ -13,14 +13,17 @@ final class WatcherHarness: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private(set) var failure: Error?
 
-    /// Builds `files` under a new root, starts watching it (after catching up).
-    init(_ files: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
-         configure: (IndexWatcher) -> Void = { _ in }) throws {
-        let fixture = try BundleFixture(files)
+    /// Builds `files` under a new root, starts watching it (after catching up). `prepare` runs
+    /// before the watcher opens the index, with the root and the index path.
+    init(_ files: [String: String] = [:], links: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
+         configure: (IndexWatcher) -> Void = { _ in },
+         prepare: (_ root: String, _ indexPath: String) throws -> Void = { _, _ in }) throws {
+        let fixture = try BundleFixture(files, links: links)
         root = makeTempDirectory(prefix: "watch")
         indexPath = root + "-index"
         try FileManager.default.removeItem(atPath: root)
         try FileManager.default.moveItem(atPath: fixture.root, toPath: root)
+        try prepare(root, indexPath)
         watcher = try IndexWatcher(roots: [root], indexPath: indexPath, options: options,
                                    logger: Logger(label: "test.watch", factory: { _ in SwiftLogNoOpLogHandler() }))
         configure(watcher)

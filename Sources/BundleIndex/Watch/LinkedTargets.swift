@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+
+/// Links out of a bundle (Debian's `lib/GNUstep/Applications/X.app/Resources ->
+/// ../../../../share/GNUstep/X.app`): the bundle indexes the target's content under its own
+/// paths, so a change there must rescan it, wherever the target lies (docs/watching.md, "Links
+/// out of a bundle").
+extension IndexWatcher {
+    /// Records that `bundle` indexes the content of `targets` (real paths), replacing what was
+    /// recorded for it, and watches each target that has no watch yet (a target outside every
+    /// root gets its own watches).
+    func noteLinks(of bundle: String, to targets: [String]) {
+        var targets = targets
+        // A GNUstep library's `Versions/Current` (TreeWalker.isLibraryCurrentLink) is a bundle
+        // reached through a link: a change in the folder it names changes it too.
+        if PathText.lastComponent(bundle) == "Current", let real = FileSystem.realPath(bundle), real != bundle {
+            targets.append(real)
+        }
+        for (target, linking) in linkedBy where linking.contains(bundle) {
+            linkedBy[target]?.remove(bundle)
+            if linkedBy[target]?.isEmpty == true { linkedBy[target] = nil }
+        }
+        for target in targets {
+            linkedBy[target, default: []].insert(bundle)
+            // Compared with the roots' real paths: a second watch on an inode already watched
+            // under a root's path would take that watch's path over.
+            if !roots.contains(where: { r in FileSystem.realPath(r).map { target == $0 || target.hasPrefix($0 + "/") } ?? false }) {
+                tree.watchRecursively(target)
+            }
+        }
+        if !targets.isEmpty { reportLimit() }
+    }
+
+    /// Bundles whose links lead to `path` or to a directory holding it.
+    func bundlesLinking(to path: String) -> Set<String> {
+        var out: Set<String> = []
+        for (target, linking) in linkedBy where path == target || path.hasPrefix(target + "/") {
+            out.formUnion(linking)
+        }
+        return out
+    }
+
+    /// True when `path` is a root or lies below one.
+    func isUnderRoot(_ path: String) -> Bool {
+        roots.contains { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+    }
+}
+#endif
