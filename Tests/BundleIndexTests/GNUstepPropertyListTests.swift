@@ -135,7 +135,9 @@ struct GNUstepPropertyListTests {
                            "--index", f.indexPath])
         #expect(cli.status == 0 && cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "42", "\(cli)")
         let built = try run([bundleidxBinary, "build", f.root, "--index", f.indexPath])
-        #expect(built.status == 0 && !built.stderr.contains("warning") && !built.stdout.contains("warning"), "\(built)")
+        // Nothing on standard error at all: CoreFoundation's parser, tried on a text with typed
+        // values, would log "Old-style plist parser: missing semicolon …" there itself.
+        #expect(built.status == 0 && built.stderr.isEmpty && !built.stdout.contains("warning"), "\(built)")
     }
 
     @Test("a malformed Info-gnustep.plist is indexed empty with a warning that says why and where")
