@@ -107,6 +107,17 @@ struct IndexSnapshot {
         }
     }
 
+    /// Every directory record of bundle `id`, in key order (the incremental build reuses the
+    /// listings of a bundle that did not change).
+    func directoryRecords(bundle id: UInt64) throws -> [DirectoryRecord] {
+        var out: [DirectoryRecord] = []
+        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
+            if ResourceKey.isDirectoryRecord(key) { out.append(try DirectoryRecord.decode(value)) }
+            return true
+        }
+        return out
+    }
+
     /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
     /// variants whose stripped name is `name` (for any target; callers filter).
     func nameCandidates(bundle: UInt64, _ dir: DirectoryRef, name: String) throws -> NameCandidates {

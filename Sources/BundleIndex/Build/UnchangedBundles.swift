@@ -1,0 +1,76 @@
+/// The incremental build's question for every bundle its walk finds: does the index hold this
+/// bundle exactly as a scan would find it now? Asked on the walking thread, in a read snapshot
+/// of the index as the build found it (docs/scanning.md, "Incremental builds").
+///
+/// A bundle is unchanged when its record belongs to the root being built and every stamp the
+/// index keeps for it still matches the disk: each indexed directory (an entry added, removed or
+/// renamed changes its directory's modification time), the bundle root and the Info.plist
+/// directory, every parsed Info.plist and InfoPlist.strings file, and every strings table (a
+/// file rewritten in place changes only its own time). A stamp from the second before its scan
+/// or later proves nothing — the file could have changed again within the file system's clock
+/// tick — so such a bundle is read again.
+struct UnchangedBundles {
+    let snapshot: IndexSnapshot
+    let root: String
+
+    /// What the build keeps of an unchanged bundle.
+    struct Reuse {
+        /// The listings of its directories that the tree walk would otherwise read again, by
+        /// absolute path: only directories reached without a symbolic link, which the walk visits.
+        let listings: [String: DirectoryListing]
+        /// Its directory entries, counted as a scan counts them (`ScannedBundle.resourceCount`).
+        let resources: Int
+    }
+
+    /// The reuse of `path`'s records, nil when the bundle must be read again. A record that
+    /// cannot be read counts as a change: reading the bundle again is always correct.
+    func reuse(_ path: String) -> Reuse? {
+        (try? check(path)) ?? nil
+    }
+
+    private func check(_ path: String) throws -> Reuse? {
+        guard let record = try snapshot.bundle(path: path), record.root == root, !record.stamps.isEmpty else { return nil }
+        // Stamps from the second before the scan began, or later, may hide a second change.
+        let trustedBefore = (record.scannedAt &- 1) &* 1_000_000_000
+        guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }),
+              FileStamp.allMatch(record.stamps, in: path) else { return nil }
+        let directories = try snapshot.directoryRecords(bundle: record.id)
+        var resources = 0
+        for directory in directories {
+            resources += directory.entries.count
+            for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
+                let relative = PathText.join(directory.path, e.name)
+                guard let stamp = try snapshot.stringsTableModificationTime(bundle: record.id, StringsKey.Table(relative)),
+                      stamp < trustedBefore, FileSystem.modificationTime(path + "/" + relative) == stamp
+                else { return nil }
+            }
+        }
+        return Reuse(listings: plainListings(directories, bundle: path), resources: resources)
+    }
+
+    /// Listings of the directories the tree walk reaches (it follows no links): a directory is
+    /// reached when its parent is and lists it as a directory; the top of the indexed tree
+    /// (`Contents/Resources`) when every folder on the way is a real directory.
+    private func plainListings(_ directories: [DirectoryRecord], bundle: String) -> [String: DirectoryListing] {
+        let listed = Set(directories.map(\.path))
+        var realSubdirectories: Set<String> = []
+        for directory in directories {
+            for e in directory.entries where e.isDirectory { realSubdirectories.insert(PathText.join(directory.path, e.name)) }
+        }
+        var reached: [String: Bool] = ["": true]
+        func isReached(_ relative: String) -> Bool {
+            if let known = reached[relative] { return known }
+            let parent = relative.lastIndex(of: "/").map { String(relative[..<$0]) } ?? ""
+            let answer = isReached(parent) && (listed.contains(parent) ? realSubdirectories.contains(relative)
+                                                                        : FileSystem.isRealDirectory(bundle + "/" + relative))
+            reached[relative] = answer
+            return answer
+        }
+        var out: [String: DirectoryListing] = [:]
+        for directory in directories where !directory.path.isEmpty && isReached(directory.path) {
+            out[bundle == "/" ? "/" + directory.path : bundle + "/" + directory.path] =
+                DirectoryListing(entries: directory.entries, modificationTime: directory.modificationTime)
+        }
+        return out
+    }
+}
