@@ -82,20 +82,24 @@ final class ScanPipeline: @unchecked Sendable {
     }
 
     /// Walking thread: a scanned bundle waits while `capacity` scanned bundles are waiting
-    /// (an unchanged one never waits: it holds nothing). Each wake-up of the other thread
-    /// costs a context switch, so the writer is woken only when it may be asleep: when
-    /// nothing was waiting.
+    /// (an unchanged one never waits: it holds nothing). Each wake-up of the writer costs two
+    /// context switches, and an unchanged bundle gives it almost nothing to do, so it is woken
+    /// for a scanned bundle and otherwise once per `unchangedBatch` items (and at the end).
     private func hand(_ item: Item) throws {
         condition.lock()
         defer { condition.unlock() }
+        var wake = waiting.count + 1 >= Self.unchangedBatch
         if case .scanned = item {
             while scannedWaiting >= capacity && !cancelled { condition.wait() }
             scannedWaiting += 1
+            wake = true
         }
         if cancelled { throw Cancelled() }
         waiting.append(item)
-        if waiting.count == 1 { condition.broadcast() }
+        if wake { condition.broadcast() }
     }
+
+    private static let unchangedBatch = 256
 
     /// Writing thread: every item waiting, in walk order (at least one); nil when the walk is
     /// over; rethrows the walk's error.

@@ -29,11 +29,11 @@ struct UnchangedBundles {
     }
 
     private func check(_ path: String) throws -> Reuse? {
-        guard let record = try snapshot.bundle(path: path), record.root == root, !record.stamps.isEmpty else { return nil }
+        guard let record = try snapshot.bundleStamps(path: path), record.root == root, !record.stamps.isEmpty else { return nil }
         // Stamps from the second before the scan began, or later, may hide a second change.
         let trustedBefore = (record.scannedAt &- 1) &* 1_000_000_000
-        guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }),
-              FileStamp.allMatch(record.stamps, in: path) else { return nil }
+        guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = BundleFolder(path),
+              folder.allMatch(record.stamps) else { return nil }
         let directories = try snapshot.directoryRecords(bundle: record.id)
         var resources = 0
         for directory in directories {
@@ -41,7 +41,7 @@ struct UnchangedBundles {
             for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
                 let relative = PathText.join(directory.path, e.name)
                 guard let stamp = try snapshot.stringsTableModificationTime(bundle: record.id, StringsKey.Table(relative)),
-                      stamp < trustedBefore, FileSystem.modificationTime(path + "/" + relative) == stamp
+                      stamp < trustedBefore, folder.modificationTime(relative) == stamp
                 else { return nil }
             }
         }
@@ -52,25 +52,52 @@ struct UnchangedBundles {
     /// reached when its parent is and lists it as a directory; the top of the indexed tree
     /// (`Contents/Resources`) when every folder on the way is a real directory.
     private func plainListings(_ directories: [DirectoryRecord], bundle: String) -> [String: DirectoryListing] {
-        let listed = Set(directories.map(\.path))
-        var realSubdirectories: Set<String> = []
-        for directory in directories {
-            for e in directory.entries where e.isDirectory { realSubdirectories.insert(PathText.join(directory.path, e.name)) }
-        }
-        var reached: [String: Bool] = ["": true]
-        func isReached(_ relative: String) -> Bool {
-            if let known = reached[relative] { return known }
-            let parent = relative.lastIndex(of: "/").map { String(relative[..<$0]) } ?? ""
-            let answer = isReached(parent) && (listed.contains(parent) ? realSubdirectories.contains(relative)
-                                                                        : FileSystem.isRealDirectory(bundle + "/" + relative))
-            reached[relative] = answer
-            return answer
-        }
+        // In byte order a parent comes before its children, so one pass decides them all.
+        let sorted = directories.sorted { byteOrder($0.path, $1.path) }
+        let slash = UInt8(ascii: "/")
+        var reached: [Substring: [DirectoryEntry]] = [:]
+        reached.reserveCapacity(sorted.count)
+        var unreached: Set<Substring> = []
         var out: [String: DirectoryListing] = [:]
-        for directory in directories where !directory.path.isEmpty && isReached(directory.path) {
-            out[bundle == "/" ? "/" + directory.path : bundle + "/" + directory.path] =
-                DirectoryListing(entries: directory.entries, modificationTime: directory.modificationTime)
+        out.reserveCapacity(sorted.count)
+        for directory in sorted {
+            let path = directory.path
+            let cut = path.utf8.lastIndex(of: slash)
+            let parent = cut.map { path[..<$0] } ?? ""
+            let name = cut.map { path[path.index(after: $0)...] } ?? Substring(path)
+            let isReached: Bool
+            if path.isEmpty {
+                isReached = true
+            } else if let siblings = reached[parent] {
+                isReached = Self.lists(siblings, directory: name)
+            } else if unreached.contains(parent) {
+                isReached = false
+            } else {
+                // The top of the indexed tree: no record above it.
+                var prefix = bundle
+                isReached = path.split(separator: "/").allSatisfy { component in
+                    prefix += "/" + component
+                    return FileSystem.isRealDirectory(prefix)
+                }
+            }
+            guard isReached else { unreached.insert(Substring(path)); continue }
+            reached[Substring(path)] = directory.entries
+            if !path.isEmpty {
+                out[bundle == "/" ? "/" + path : bundle + "/" + path] =
+                    DirectoryListing(entries: directory.entries, modificationTime: directory.modificationTime)
+            }
         }
         return out
+    }
+
+    /// True when `entries` (in byte order) hold a real directory called `name`.
+    private static func lists(_ entries: [DirectoryEntry], directory name: Substring) -> Bool {
+        let wanted = String(name)
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if byteOrder(entries[mid].name, wanted) { low = mid + 1 } else { high = mid }
+        }
+        return low < entries.count && entries[low].name == wanted && entries[low].isDirectory
     }
 }

@@ -49,6 +49,14 @@ struct IndexSnapshot {
         }
     }
 
+    /// `bundle(path:)` with its stamps and without its Info.plist files (the incremental build).
+    func bundleStamps(path: String) throws -> BundleRecord? {
+        var key = path
+        return try key.withUTF8 { k in
+            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0, forStampsOnly: ()) }
+        }
+    }
+
     /// Bundle paths whose Info.plist declares `identifier`, in byte order.
     func bundlePaths(identifier: String) throws -> [String] {
         var out: [String] = []

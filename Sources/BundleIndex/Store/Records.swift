@@ -79,7 +79,13 @@ struct BundleRecord: Sendable, Equatable {
         try withoutActuallyEscaping(wanted) { try decode(buffer, infoPlistsWanted: $0) }
     }
 
-    private static func decode(_ buffer: UnsafeRawBufferPointer, infoPlistsWanted wanted: ((String) -> Bool)?) throws -> BundleRecord {
+    /// What the incremental build compares with the disk: the stamps, without any Info.plist file.
+    static func decode(_ buffer: UnsafeRawBufferPointer, forStampsOnly: ()) throws -> BundleRecord {
+        try decode(buffer, infoPlistsWanted: { _ in false }, stamps: true)
+    }
+
+    private static func decode(_ buffer: UnsafeRawBufferPointer, infoPlistsWanted wanted: ((String) -> Bool)?,
+                               stamps stampsWanted: Bool? = nil) throws -> BundleRecord {
         var r = ByteReader(buffer)
         guard try r.u8() == RecordTag.bundle.rawValue else { throw IndexFormatError(what: "bundle record tag") }
         let id = try r.u64()
@@ -103,7 +109,7 @@ struct BundleRecord: Sendable, Equatable {
         }
         let lprojs = try r.strings(), warnings = try r.strings(), root = try r.string(), scannedAt = try r.u64()
         var stamps: [FileStamp] = []
-        if wanted == nil {
+        if stampsWanted ?? (wanted == nil) {
             for _ in 0..<(try r.count()) {
                 stamps.append(FileStamp(path: try r.string(), modificationTime: try r.u64()))
             }
