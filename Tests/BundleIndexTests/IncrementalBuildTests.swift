@@ -196,6 +196,22 @@ struct IncrementalBuildTests {
         try Self.buildAndCompare(t, read: 0, unchanged: 4, removed: 1)
     }
 
+    @Test("a record without a stamp of its bundle root (an index from before root stamps) is read again")
+    func recordWithoutRootStamp() throws {
+        let t = try Tree()
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        let store = try IndexStore.openForWriting(path: t.fixture.indexPath)
+        try store.write { writer in
+            let d = try #require(try writer.bundleRecord(path: t.root + "/D.app"))
+            #expect(d.stamps.contains { $0.path.isEmpty } && d.stamps.contains { $0.path == "Contents" })
+            let old = BundleRecord(id: d.id, path: d.path, layout: d.layout, infoPlists: d.infoPlists, lprojs: d.lprojs,
+                                   warnings: d.warnings, root: d.root, scannedAt: d.scannedAt,
+                                   stamps: d.stamps.filter { $0.path != "" && $0.path != "Contents" })
+            try writer.txn.put(store.bundles, key: Array(d.path.utf8), value: old.encode())
+        }
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+    }
+
     @Test("a change in the second of the last scan is not missed, even when the file keeps its time")
     func changeWithinTheScanSecond() throws {
         let f = try BundleFixture(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]),

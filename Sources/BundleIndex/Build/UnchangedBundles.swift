@@ -29,7 +29,10 @@ struct UnchangedBundles {
     }
 
     private func check(_ path: String) throws -> Reuse? {
-        guard let record = try snapshot.bundleStamps(path: path), record.root == root, !record.stamps.isEmpty else { return nil }
+        // Every record carries a stamp of the bundle root; one without it was written before the
+        // root and Info.plist folders outside the resource tree were stamped, and is read again.
+        guard let record = try snapshot.bundleStamps(path: path), record.root == root,
+              record.stamps.contains(where: { $0.path.isEmpty }) else { return nil }
         // Stamps from the second before the scan began, or later, may hide a second change.
         let trustedBefore = (record.scannedAt &- 1) &* 1_000_000_000
         guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = BundleFolder(path),
