@@ -19,6 +19,11 @@ struct BuildCommand: ParsableCommand {
         Foundation's Bundle(path:) opens any folder, and the index remembers it, so later \
         builds and bundleidx watch keep it.
 
+        Building again over an existing index reads again only the bundles whose directories, \
+        Info.plist or strings files changed since (their modification times), keeps the others \
+        and removes bundles that are gone; --full reads every bundle again. The summary says \
+        how many bundles were read, unchanged and removed.
+
         Example:
           bundleidx build /usr/lib/GNUstep Examples --index /tmp/bundles.idx
           bundleidx build --bundle /opt/MyLib/Versions/2 --index /tmp/bundles.idx
@@ -36,6 +41,9 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .long, help: "Print every warning instead of the first few.")
     var verbose = false
 
+    @Flag(name: .long, help: "Read every bundle again, even those whose modification times show no change.")
+    var full = false
+
     func validate() throws {
         if roots.isEmpty && bundles.isEmpty { throw ValidationError("give at least one ROOT directory to scan (or a --bundle DIR)") }
     }
@@ -47,13 +55,14 @@ struct BuildCommand: ParsableCommand {
         let summary: IndexBuilder.Summary
         installCrashGuard(options.resolvedPath)
         do {
-            summary = try IndexBuilder.build(roots: roots, bundles: bundles, indexPath: options.resolvedPath) { bundles, resources in
+            summary = try IndexBuilder.build(roots: roots, bundles: bundles, indexPath: options.resolvedPath,
+                                             full: full) { bundles, resources in
                 guard showProgress else { return }
                 let t = Self.now()
                 guard t - lastPrint > 0.2 else { return }
                 lastPrint = t
                 let rate = Double(resources) / max(t - started, 0.001)
-                writeStderr("\r\u{1B}[Kbundles \(bundles)  files \(resources)  \(Int(rate)) files/s")
+                writeStderr("\r\u{1B}[Kbundles \(bundles)  resources \(resources)  \(Int(rate)) resources/s")
             }
         } catch {
             if showProgress { writeStderr("\r\u{1B}[K") }
@@ -80,7 +89,8 @@ struct BuildCommand: ParsableCommand {
         if summary.skippedNames > 0 {
             printWarning("\(summary.skippedNames) file names that are not valid UTF-8 were skipped")
         }
-        print("indexed \(summary.bundles) bundles, \(summary.resources) resources in "
+        print("indexed \(summary.bundles) bundles, \(summary.resources) resources (read \(summary.bundlesRead), "
+              + "unchanged \(summary.bundlesUnchanged), removed \(summary.bundlesRemoved)) in "
               + "\(fixed(summary.seconds, 2)) s; index \(HumanUnits.byteCount(summary.indexBytes)) at \(options.resolvedPath)")
     }
 

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("GNUstep property lists")
 struct GNUstepPropertyListTests {

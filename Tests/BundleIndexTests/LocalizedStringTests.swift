@@ -122,6 +122,22 @@ struct LocalizedStringTests {
         #expect(try words.localizedString(forKey: "number", value: "v", table: "XML") == "v")
     }
 
+    @Test("keys and values keep every code unit: ASCII, accents and emoji as written, a lone surrogate as U+FFFD")
+    func codeUnits() throws {
+        // UTF-16LE with a byte-order mark; the second value holds an unpaired high surrogate,
+        // which is no UTF-8 (the reader's UTF-8 fast path must fall back for it).
+        var units: [UInt16] = [0xFEFF]
+        units += Array("\"plain\" = \"abc\";\n\"caf\u{E9} \u{1F600}\" = \"\u{E9}t\u{E9} \u{1F600}\";\n\"lone\" = \"x".utf16)
+        units += [0xD800]
+        units += Array("y\";\n".utf16)
+        let bytes = units.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let entries = StringsTableReader.entries(from: bytes, dictionaryFile: false)
+        let byKey = Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        #expect(byKey["plain"] == "abc")
+        #expect(byKey["caf\u{E9} \u{1F600}"] == "\u{E9}t\u{E9} \u{1F600}")
+        #expect(byKey["lone"] == "x\u{FFFD}y")
+    }
+
     @Test("small tables (in their table record) and large ones (a record per entry) answer alike")
     func tableSizes() throws {
         let words = try wordsFixture().bundle("Words.app")

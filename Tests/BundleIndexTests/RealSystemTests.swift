@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 @Suite("A real system end to end")
 struct RealSystemTests {

@@ -7,7 +7,10 @@ import Glibc
 public enum IndexBuilder {
     /// Scans `roots` and writes their bundles into the index at `indexPath` (created when
     /// missing), replacing what it held for the same roots; other roots stay as they are.
-    /// `progress` is called after each bundle written, with the running counts.
+    /// A bundle the index already holds is read again only when its stamps show a change
+    /// (docs/scanning.md, "Incremental builds"); `full` reads every bundle again.
+    /// `progress` is called after each bundle, read or unchanged, with the running counts that
+    /// end at the summary's `bundles` and `resources`.
     ///
     /// `bundles` are folders to index as bundles whatever they hold (`Bundle(path:)` takes any
     /// folder for one): each is built like a root, and the index remembers them, so later builds
@@ -18,16 +21,16 @@ public enum IndexBuilder {
     /// let summary = try IndexBuilder.build(roots: ["/usr/share/apps"], indexPath: IndexLocation.default)
     /// print("\(summary.bundles) bundles, \(summary.resources) resources")
     /// ```
-    public static func build(roots: [String], bundles declared: [String] = [], indexPath: String,
+    public static func build(roots: [String], bundles declared: [String] = [], indexPath: String, full: Bool = false,
                              progress: ((_ bundles: Int, _ resources: Int) -> Void)? = nil) throws -> Summary {
-        try build(roots: roots, bundles: declared, indexPath: indexPath, progress: progress, beforeCommit: nil)
+        try build(roots: roots, bundles: declared, indexPath: indexPath, full: full, progress: progress, beforeCommit: nil)
     }
 
     /// `build` with a hook called inside the write transaction just before it commits, for the
     /// crash-safety test that kills a build there (Tests/BuildUntilCommit), and the size of the
     /// map a new environment starts with (`initialMapSize`, bytes), for the test of map growth.
     @_spi(Testing)
-    public static func build(roots: [String], bundles declared: [String] = [], indexPath: String,
+    public static func build(roots: [String], bundles declared: [String] = [], indexPath: String, full: Bool = false,
                              progress: ((_ bundles: Int, _ resources: Int) -> Void)?,
                              beforeCommit: (() -> Void)?, initialMapSize: Int? = nil) throws -> Summary {
         let start = monotonicSeconds()
@@ -71,13 +74,13 @@ public enum IndexBuilder {
                                         + "let it apply changes (bundleidx sync ROOT waits for them) or stop it to build")
         }
         let now = UInt64(time(nil))
-        var bundles = 0, resources = 0, unreadable = 0, skipped = 0, written = 0, writtenResources = 0
+        var counts = Counts()
+        var unreadable = 0, skipped = 0
         var warnings: [String] = []
         var kept: [String] = []
         try store.write { writer in
             // A write that outgrew the map runs again from here after the map grew (IndexStore.write).
-            (bundles, resources, unreadable, skipped, written, writtenResources) = (0, 0, 0, 0, 0, 0)
-            (warnings, kept) = ([], [])
+            (counts, unreadable, skipped, warnings, kept) = (Counts(), 0, 0, [], [])
             for path in declaredNow { try writer.addDeclaredBundle(path) }
             let declaredBundles = Set(try writer.declaredBundles())
             for root in unique {
@@ -85,20 +88,22 @@ public enum IndexBuilder {
                 // opened one before this build and reads after it still finds its resources.
                 // What is not found again is removed after the scan.
                 var vanished = Set(try writer.bundlePaths(under: root))
-                // Bundles are scanned on a second thread, up to two ahead of the writing (ScanPipeline).
-                let report = try ScanPipeline.run(root: root, declaredBundles: declaredBundles) { bundle in
-                    vanished.remove(bundle.path)
-                    // A bundle scanned only in part keeps the records of its last complete build.
-                    guard try writer.addBundleUnlessPartial(bundle, root: root, now: now) else {
-                        kept.append(bundle.path)
-                        return
+                // Bundles are scanned on a second thread, up to two ahead of the writing
+                // (ScanPipeline); unless the build is full, that thread also tells which bundles
+                // the index holds unchanged.
+                let report = try ScanPipeline.run(root: root, declaredBundles: declaredBundles,
+                                                  unchangedIn: full ? nil : store) { item in
+                    vanished.remove(item.path)
+                    switch item {
+                    case .unchanged(_, let resources):
+                        counts.count(unchanged: resources)
+                    case .scanned(let bundle):
+                        counts.count(read: bundle.resourceCount)
+                        // A bundle scanned only in part keeps the records of its last complete build.
+                        if !(try writer.addBundleUnlessPartial(bundle, root: root, now: now)) { kept.append(bundle.path) }
                     }
-                    written += 1
-                    writtenResources += bundle.resourceCount
-                    progress?(written, writtenResources)
+                    progress?(counts.bundles, counts.resources)
                 }
-                bundles += report.bundles
-                resources += report.resources
                 unreadable += report.unreadableDirectories
                 skipped += report.skippedNames
                 warnings += report.warnings
@@ -107,6 +112,7 @@ public enum IndexBuilder {
                         kept.append(path)
                     } else {
                         try writer.removeBundle(path: path)
+                        counts.removed += 1
                     }
                 }
                 try writer.addRoot(root)
@@ -116,10 +122,28 @@ public enum IndexBuilder {
             try writer.bumpGeneration()
             beforeCommit?()
         }
-        return Summary(roots: unique, bundles: bundles, resources: resources, seconds: monotonicSeconds() - start,
+        return Summary(roots: unique, bundles: counts.bundles, resources: counts.resources,
+                       bundlesRead: counts.read, bundlesUnchanged: counts.unchanged, bundlesRemoved: counts.removed,
+                       seconds: monotonicSeconds() - start,
                        indexBytes: store.environment.usedBytes(), warnings: warnings,
                        unreadableDirectories: unreadable, skippedNames: skipped, replacedIndex: replaced,
                        keptUnreadable: kept.sorted(by: byteOrder))
+    }
+
+    /// The running counts of a build: what progress shows and the summary ends with.
+    private struct Counts {
+        var read = 0, unchanged = 0, removed = 0, resources = 0
+        var bundles: Int { read + unchanged }
+
+        mutating func count(read resources: Int) {
+            read += 1
+            self.resources += resources
+        }
+
+        mutating func count(unchanged resources: Int) {
+            unchanged += 1
+            self.resources += resources
+        }
     }
 }
 
@@ -128,10 +152,17 @@ extension IndexBuilder {
     public struct Summary: Sendable {
         /// The roots built, absolute, without those inside another root.
         public let roots: [String]
-        /// Bundles found and written.
+        /// Bundles the index holds for the roots now: read again plus unchanged.
         public let bundles: Int
-        /// Directory entries indexed (files, folders and links inside the bundles).
+        /// Directory entries those bundles hold (files, folders and links inside them; a nested
+        /// bundle's entries count for it and for the bundle around it).
         public let resources: Int
+        /// Bundles scanned by this build: new, changed, or all of them in a full build.
+        public let bundlesRead: Int
+        /// Bundles whose records were kept because their stamps showed no change.
+        public let bundlesUnchanged: Int
+        /// Bundles removed from the index because they are gone (or no bundles any more).
+        public let bundlesRemoved: Int
         /// Wall-clock seconds the build took.
         public let seconds: Double
         /// Bytes in use in the index afterwards.

@@ -5,13 +5,32 @@ import Foundation
 /// parsing) overlaps with writing the previous one on a second core.
 ///
 /// The write transaction never leaves the calling thread: LMDB ties a write transaction and
-/// its writer lock to the thread that began it. At most `capacity` scanned bundles wait, which
-/// bounds the memory the overlap costs.
+/// its writer lock to the thread that began it. At most `capacity` scanned bundles wait (and as
+/// many in the batch being written), which bounds the memory the overlap costs.
+///
+/// An incremental build gives the pipeline the index as it was: the walking thread then asks,
+/// in a read snapshot of its own, whether each bundle it finds is unchanged (`UnchangedBundles`),
+/// and hands those on without scanning them.
 final class ScanPipeline: @unchecked Sendable {
+    /// What the walk hands on: a bundle scanned afresh, or one the index holds unchanged.
+    enum Item {
+        case scanned(ScannedBundle)
+        case unchanged(path: String, resources: Int)
+
+        var path: String {
+            switch self {
+            case .scanned(let bundle): bundle.path
+            case .unchanged(let path, _): path
+            }
+        }
+    }
+
     // Everything below is guarded by `condition`; that is what makes the class safe to share
     // between the walking thread and the writing thread (@unchecked Sendable).
     private let condition = NSCondition()
-    private var waiting: [ScannedBundle] = []
+    private var waiting: [Item] = []
+    /// How many of `waiting` are scanned bundles (the others hold no listings).
+    private var scannedWaiting = 0
     private var outcome: Result<TreeWalker.Report, any Error>?
     private var cancelled = false
     private let capacity: Int
@@ -25,14 +44,17 @@ final class ScanPipeline: @unchecked Sendable {
     /// throws, the walk is stopped and waited for before the error is rethrown, so no thread
     /// outlives the build.
     /// `declaredBundles`: folders that are bundles whatever they hold (`TreeWalker`).
-    static func run(root: String, declaredBundles: Set<String> = [], capacity: Int = 2,
-                    consume: (ScannedBundle) throws -> Void) throws -> TreeWalker.Report {
+    /// With `unchangedIn`, bundles whose records there match the disk are handed on unscanned.
+    static func run(root: String, declaredBundles: Set<String> = [], unchangedIn index: IndexStore? = nil,
+                    capacity: Int = 2, consume: (Item) throws -> Void) throws -> TreeWalker.Report {
         let pipeline = ScanPipeline(capacity: capacity)
-        let walking = Thread { pipeline.walk(root, declaredBundles) }
+        let walking = Thread { pipeline.walk(root, declaredBundles, unchangedIn: index) }
         walking.stackSize = 8 << 20
         walking.start()
         do {
-            while let bundle = try pipeline.next() { try consume(bundle) }
+            while let items = try pipeline.next() {
+                for item in items { try consume(item) }
+            }
         } catch {
             pipeline.cancel()
             throw error
@@ -40,34 +62,59 @@ final class ScanPipeline: @unchecked Sendable {
         return try pipeline.finalReport()
     }
 
-    private func walk(_ root: String, _ declaredBundles: Set<String>) {
-        var walker = TreeWalker()
-        walker.declaredBundles = declaredBundles
-        let result = Result { try walker.walk(root: root) { try self.hand($0) } }
+    private func walk(_ root: String, _ declaredBundles: Set<String>, unchangedIn index: IndexStore?) {
+        let result = Result {
+            var walker = TreeWalker()
+            walker.declaredBundles = declaredBundles
+            guard let index else { return try walker.walk(root: root) { try self.hand(.scanned($0)) } }
+            return try index.read { snapshot in
+                let unchanged = UnchangedBundles(snapshot: snapshot, root: root)
+                walker.unchanged = { path in
+                    guard let reuse = unchanged.reuse(path) else { return nil }
+                    try self.hand(.unchanged(path: path, resources: reuse.resources))
+                    return reuse.listings
+                }
+                return try walker.walk(root: root) { try self.hand(.scanned($0)) }
+            }
+        }
         condition.lock()
         outcome = result
         condition.broadcast()
         condition.unlock()
     }
 
-    /// Walking thread: waits while the writer is `capacity` bundles behind.
-    private func hand(_ bundle: ScannedBundle) throws {
+    /// Walking thread: a scanned bundle waits while `capacity` scanned bundles are waiting
+    /// (an unchanged one never waits: it holds nothing). Each wake-up of the writer costs two
+    /// context switches, and an unchanged bundle gives it almost nothing to do, so it is woken
+    /// for a scanned bundle and otherwise once per `unchangedBatch` items (and at the end).
+    private func hand(_ item: Item) throws {
         condition.lock()
         defer { condition.unlock() }
-        while waiting.count >= capacity && !cancelled { condition.wait() }
+        var wake = waiting.count + 1 >= Self.unchangedBatch
+        if case .scanned = item {
+            while scannedWaiting >= capacity && !cancelled { condition.wait() }
+            scannedWaiting += 1
+            wake = true
+        }
         if cancelled { throw Cancelled() }
-        waiting.append(bundle)
-        condition.broadcast()
+        waiting.append(item)
+        if wake { condition.broadcast() }
     }
 
-    /// Writing thread: the next bundle, nil when the walk is over; rethrows the walk's error.
-    private func next() throws -> ScannedBundle? {
+    private static let unchangedBatch = 256
+
+    /// Writing thread: every item waiting, in walk order (at least one); nil when the walk is
+    /// over; rethrows the walk's error.
+    private func next() throws -> [Item]? {
         condition.lock()
         defer { condition.unlock() }
         while waiting.isEmpty && outcome == nil { condition.wait() }
         if !waiting.isEmpty {
-            condition.broadcast()
-            return waiting.removeFirst()
+            // The walker may be asleep only when it was `capacity` scanned bundles ahead.
+            if scannedWaiting >= capacity { condition.broadcast() }
+            scannedWaiting = 0
+            defer { waiting = [] }
+            return waiting
         }
         if case .failure(let error) = outcome { throw error }
         return nil

@@ -64,11 +64,24 @@ struct BundleScanner {
         let tables = readStringsTables(directories)
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
-        let fileStamps = parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
+        let fileStamps = layoutStamps(layout: layout, byPath: byPath)
+            + parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
                              directories: directories, stringsFiles: strings, tables: tables, warnings: warnings,
                              fileStamps: fileStamps, unreadable: unreadable.sorted(by: byteOrder),
                              outsideTargets: outsideTargets)
+    }
+
+    /// The bundle root and the Info.plist directory when they lie outside the indexed tree
+    /// (`Contents/`, `Support Files/`): their entries decide the layout and which Info.plist
+    /// files exist, so a change there must show in the stamps too (docs/scanning.md,
+    /// "Incremental builds").
+    private func layoutStamps(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [FileStamp] {
+        Set(["", layout.infoPlistDirectory]).sorted(by: byteOrder).compactMap { relative in
+            let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
+            guard byPath[relative] == nil, let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
+            return FileStamp(path: relative, modificationTime: listing.modificationTime)
+        }
     }
 
     // MARK: - directories

@@ -33,6 +33,11 @@ struct TreeWalker {
     /// Asked for every bundle found; false skips scanning it (the watcher's catch-up skips
     /// bundles whose stamps show no change). Nested bundles are still looked for.
     var shouldScan: ((String) -> Bool)?
+    /// Asked for every bundle found, before `shouldScan`: non-nil when the bundle is exactly as
+    /// the index holds it (the incremental build). It is then not scanned, and the listings
+    /// returned — directories of the bundle by absolute path, known unchanged — stand in for
+    /// reading those directories again while nested bundles are looked for.
+    var unchanged: ((String) throws -> [String: DirectoryListing]?)?
     /// Told every directory the walk lists (the watcher makes sure each one is watched).
     var visited: ((String) -> Void)?
 
@@ -65,7 +70,9 @@ struct TreeWalker {
             if isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
                 report.found.append(dir)
             }
-            if report.found.last == dir, shouldScan?(dir) ?? true {
+            if report.found.last == dir, let reused = try unchanged?(dir) {
+                cache.merge(reused) { listed, _ in listed }
+            } else if report.found.last == dir, shouldScan?(dir) ?? true {
                 // The scanner borrows every listing read so far (swapped, not copied): a bundle
                 // nested in another one's resources was listed by the outer scan already.
                 var scanner = BundleScanner(bundlePath: dir)

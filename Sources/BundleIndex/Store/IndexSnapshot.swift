@@ -49,6 +49,14 @@ package struct IndexSnapshot {
         }
     }
 
+    /// `bundle(path:)` with its stamps and without its Info.plist files (the incremental build).
+    package func bundleStamps(path: String) throws -> BundleRecord? {
+        var key = path
+        return try key.withUTF8 { k in
+            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0, forStampsOnly: ()) }
+        }
+    }
+
     /// Bundle paths whose Info.plist declares `identifier`, in byte order.
     func bundlePaths(identifier: String) throws -> [String] {
         var out: [String] = []
@@ -105,6 +113,17 @@ package struct IndexSnapshot {
             let record = try DirectoryRecord.decode(v)
             return record.path == dir.path ? record : nil
         }
+    }
+
+    /// Every directory record of bundle `id`, in key order (the incremental build reuses the
+    /// listings of a bundle that did not change).
+    package func directoryRecords(bundle id: UInt64) throws -> [DirectoryRecord] {
+        var out: [DirectoryRecord] = []
+        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
+            if ResourceKey.isDirectoryRecord(key) { out.append(try DirectoryRecord.decode(value)) }
+            return true
+        }
+        return out
     }
 
     /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
@@ -171,7 +190,7 @@ package struct IndexSnapshot {
     }
 
     /// The modification time a strings table record holds; nil when there is none.
-    func stringsTableModificationTime(bundle: UInt64, _ table: StringsKey.Table) throws -> UInt64? {
+    package func stringsTableModificationTime(bundle: UInt64, _ table: StringsKey.Table) throws -> UInt64? {
         try StringsKey.table(bundle: bundle, table).withBytes { k in
             guard let v = try txn.get(store.strings, key: k) else { return nil }
             return try StringsRecords.modificationTime(v, table)

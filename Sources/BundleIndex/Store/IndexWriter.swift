@@ -72,8 +72,7 @@ package struct IndexWriter {
     package func stringsTableStamps(bundle id: UInt64) throws -> [FileStamp] {
         var paths: [String] = []
         try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
-            // Directory records are the items with hash 0 (the key's last 8 bytes).
-            guard key.count == ResourceKey.size, key[12...].allSatisfy({ $0 == 0 }) else { return true }
+            guard ResourceKey.isDirectoryRecord(key) else { return true }
             let directory = try DirectoryRecord.decode(value)
             for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
                 paths.append(PathText.join(directory.path, e.name))

@@ -18,11 +18,11 @@ package struct BundleRecord: Sendable, Equatable {
     /// lproj names of the resource directory, byte order instead of CF's readdir order
     /// (docs/search-pattern.md, "The localization list", L-readdir-order).
     package let lprojs: [String]
-    let warnings: [String]
+    package let warnings: [String]
     /// The root of the `build` that indexed this bundle.
-    let root: String
+    package let root: String
     /// Seconds since 1970 when the bundle was scanned.
-    let scannedAt: UInt64
+    package let scannedAt: UInt64
     /// Modification times of every indexed directory and parsed file when scanned.
     package let stamps: [FileStamp]
 
@@ -79,7 +79,13 @@ package struct BundleRecord: Sendable, Equatable {
         try withoutActuallyEscaping(wanted) { try decode(buffer, infoPlistsWanted: $0) }
     }
 
-    private static func decode(_ buffer: UnsafeRawBufferPointer, infoPlistsWanted wanted: ((String) -> Bool)?) throws -> BundleRecord {
+    /// What the incremental build compares with the disk: the stamps, without any Info.plist file.
+    static func decode(_ buffer: UnsafeRawBufferPointer, forStampsOnly: ()) throws -> BundleRecord {
+        try decode(buffer, infoPlistsWanted: { _ in false }, stamps: true)
+    }
+
+    private static func decode(_ buffer: UnsafeRawBufferPointer, infoPlistsWanted wanted: ((String) -> Bool)?,
+                               stamps stampsWanted: Bool? = nil) throws -> BundleRecord {
         var r = ByteReader(buffer)
         guard try r.u8() == RecordTag.bundle.rawValue else { throw IndexFormatError(what: "bundle record tag") }
         let id = try r.u64()
@@ -103,7 +109,7 @@ package struct BundleRecord: Sendable, Equatable {
         }
         let lprojs = try r.strings(), warnings = try r.strings(), root = try r.string(), scannedAt = try r.u64()
         var stamps: [FileStamp] = []
-        if wanted == nil {
+        if stampsWanted ?? (wanted == nil) {
             for _ in 0..<(try r.count()) {
                 stamps.append(FileStamp(path: try r.string(), modificationTime: try r.u64()))
             }
@@ -117,8 +123,8 @@ package struct BundleRecord: Sendable, Equatable {
 
 /// A directory's full listing, stored under `(bundle, directory, 0)`.
 package struct DirectoryRecord {
-    let path: String
-    let modificationTime: UInt64
+    package let path: String
+    package let modificationTime: UInt64
     package let entries: [DirectoryEntry]
 
     func encode(into w: inout ByteWriter) {

@@ -60,6 +60,11 @@ struct ResourceKey: Hashable {
         return try withUnsafeBytes(of: &words) { try body($0) }
     }
 
+    /// True for the key of a directory record (item hash 0, see `directory(bundle:directory:)`).
+    static func isDirectoryRecord(_ key: UnsafeRawBufferPointer) -> Bool {
+        key.count == size && key[12...].allSatisfy { $0 == 0 }
+    }
+
     /// The key prefix of every record of a bundle.
     static func bundlePrefix(_ bundle: UInt64) -> [UInt8] {
         Array(ResourceKey(bundle: bundle, directory: 0, item: 0).bytes.prefix(4))

@@ -6,18 +6,18 @@
 /// root; an entry record's, `Hashing.entry` of the key seeded with its table's hash. Both kinds
 /// share the bundle's 64-bit space (the build fails on a collision, as for resources), and a
 /// bundle's records form one key range, removed with it and appended when it is new.
-struct StringsKey: Equatable {
+package struct StringsKey: Equatable {
     static let size = 12
     let bundle: UInt64
     let hash: UInt64
 
     /// A table file's key parts, computed once per lookup.
-    struct Table {
+    package struct Table {
         let path: String
         let hash: UInt64
         let check: UInt32
 
-        init(_ path: String) {
+        package init(_ path: String) {
             self.path = path
             hash = Hashing.table(path)
             check = Hashing.tableCheck(path)

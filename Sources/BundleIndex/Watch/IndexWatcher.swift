@@ -179,11 +179,7 @@ public final class IndexWatcher {
 
     /// True when every stamp, relative to `bundle`, still matches the disk.
     static func unchanged(_ stamps: [FileStamp], in bundle: String) -> Bool {
-        for stamp in stamps {
-            let path = stamp.path.isEmpty ? bundle : bundle + "/" + stamp.path
-            if FileSystem.modificationTime(path) != stamp.modificationTime { return false }
-        }
-        return true
+        FileStamp.allMatch(stamps, in: bundle)
     }
 
     // MARK: - the loop

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import BundleIndex
+@testable import BundleIndexCore
 
 /// The differences between Foundation's answers and the index's for the bundle at `path`, one
 /// line each; empty when they agree. Lookups come from the files under Foundation's resource

@@ -1,0 +1,254 @@
+// Building again over an existing index reads only what changed, and ends with the same index a
+// fresh full build writes (docs/scanning.md, "Incremental builds").
+import Foundation
+import Glibc
+import Testing
+@testable import BundleIndex
+@testable import BundleIndexCore
+
+@Suite("Incremental build", .serialized)
+struct IncrementalBuildTests {
+    static let tree = [
+        // flat
+        "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"]),
+        "A.app/icon.png": "png", "A.app/en.lproj/Localizable.strings": "\"hi\" = \"Hello\";",
+        "A.app/en.lproj/InfoPlist.strings": "\"CFBundleName\" = \"A\";", "A.app/fr.lproj/Localizable.strings": "\"hi\" = \"Salut\";",
+        // framework with versions, a Resources link and a nested bundle in its resources
+        "B.framework/Versions/A/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "b"]),
+        "B.framework/Versions/A/Resources/en.lproj/Errors.strings": "\"e\" = \"Error\";",
+        "B.framework/Versions/A/Resources/C.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "c"]),
+        "B.framework/Versions/A/Resources/C.bundle/en.lproj/C.strings": "\"c\" = \"See\";",
+        // contents layout with a framework outside its resource tree
+        "D.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "d", "CFBundleVersion": "1"]),
+        "D.app/Contents/MacOS/D": "binary", "D.app/Contents/Resources/en.lproj/Localizable.strings": "\"d\" = \"Dee\";",
+        "D.app/Contents/Resources/Images/bg.png": "",
+        "D.app/Contents/Frameworks/E.framework/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "e"]),
+    ]
+    static let links = ["B.framework/Versions/Current": "A", "B.framework/Resources": "Versions/Current/Resources"]
+
+    /// The fixture tree with every time set an hour back: stamps from the second of a scan are
+    /// not trusted, so without this every bundle would be read again.
+    final class Tree {
+        let fixture: BundleFixture
+        var root: String { fixture.root }
+        private var step = 0
+
+        init() throws {
+            fixture = try BundleFixture(IncrementalBuildTests.tree, links: IncrementalBuildTests.links)
+            settle()
+        }
+
+        /// Sets every time that is less than a minute old to a past time of its own (each call
+        /// a different one), as if the last change were long ago.
+        func settle() {
+            step += 1
+            let past = time(nil) - 3600 + step
+            var paths = [root]
+            paths += ((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? []).map { root + "/" + $0 }
+            for path in paths {
+                var st = stat()
+                guard lstat(path, &st) == 0, st.st_mtim.tv_sec > time(nil) - 60 else { continue }
+                var times = [timespec(tv_sec: past, tv_nsec: 0), timespec(tv_sec: past, tv_nsec: 0)]
+                utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
+            }
+        }
+
+        func rewrite(_ relative: String, _ content: String) throws {
+            // In place: the same inode, so the folder's time does not change.
+            let handle = try #require(FileHandle(forUpdatingAtPath: root + "/" + relative))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data(content.utf8))
+            try handle.close()
+        }
+
+        func move(_ from: String, _ to: String) throws {
+            try FileManager.default.moveItem(atPath: root + "/" + from, toPath: root + "/" + to)
+        }
+
+        func remove(_ relative: String) throws { try FileManager.default.removeItem(atPath: root + "/" + relative) }
+    }
+
+    /// Everything the index holds for its bundles, with bundle ids and scan times left out
+    /// (a fresh index numbers its bundles anew): every bundle record's fields, every resource
+    /// and strings record (key without the bundle id, value), every identifier entry, the roots.
+    static func content(_ indexPath: String) throws -> [String] {
+        let store = try IndexStore.openForReading(path: indexPath)
+        return try store.read { snap in
+            var out = ["roots \(try snap.roots())"]
+            func hex(_ bytes: some Collection<UInt8>) -> String { bytes.map { String($0, radix: 16) }.joined(separator: ".") }
+            for b in try snap.bundles(under: "/") {
+                // The record as stored (layout, Info.plist files, lprojs, warnings, root, stamps).
+                let canonical = BundleRecord(id: 0, path: b.path, layout: b.layout, infoPlists: b.infoPlists, lprojs: b.lprojs,
+                                             warnings: b.warnings, root: b.root, scannedAt: 0, stamps: b.stamps)
+                out.append("bundle \(b.path) \(hex(canonical.encode()))")
+                try snap.forEachResourceRecord(bundle: b.id) { key, value in
+                    out.append("resource \(b.path) \(hex(key.dropFirst(4))) \(hex(value))")
+                    return true
+                }
+                try snap.forEachStringsRecord(bundle: b.id) { key, value in
+                    out.append("strings \(b.path) \(hex(key.dropFirst(4))) \(hex(value))")
+                    return true
+                }
+            }
+            try snap.forEachIdentifier { out.append("identifier \($0) \($1)") }
+            return out
+        }
+    }
+
+    /// Bundles read, unchanged and removed.
+    static func counts(_ s: IndexBuilder.Summary) -> [Int] { [s.bundlesRead, s.bundlesUnchanged, s.bundlesRemoved] }
+
+    /// Settles the tree's new times, builds incrementally, then checks the result against a fresh full build of the same tree
+    /// in another index, record by record, and against `verify`.
+    @discardableResult
+    static func buildAndCompare(_ tree: Tree, read: Int, unchanged: Int, removed: Int = 0,
+                                sourceLocation: SourceLocation = #_sourceLocation) throws -> IndexBuilder.Summary {
+        tree.settle()
+        let summary = try IndexBuilder.build(roots: [tree.root], indexPath: tree.fixture.indexPath)
+        #expect(counts(summary) == [read, unchanged, removed], "read, unchanged, removed", sourceLocation: sourceLocation)
+        let fresh = makeTempDirectory(prefix: "incremental-fresh")
+        defer { try? FileManager.default.removeItem(atPath: fresh) }
+        let full = try IndexBuilder.build(roots: [tree.root], indexPath: fresh + "/index")
+        #expect(summary.bundles == full.bundles, sourceLocation: sourceLocation)
+        #expect(summary.resources == full.resources, sourceLocation: sourceLocation)
+        let incremental = try content(tree.fixture.indexPath), expected = try content(fresh + "/index")
+        #expect(incremental.count == expected.count, sourceLocation: sourceLocation)
+        for (a, b) in zip(incremental, expected) where a != b {
+            Issue.record("incremental: \(a)\nfull:        \(b)", sourceLocation: sourceLocation)
+            break
+        }
+        #expect(try IndexVerifier.verify(indexPath: tree.fixture.indexPath).isEmpty, sourceLocation: sourceLocation)
+        return summary
+    }
+
+    @Test("a build over an unchanged tree reads nothing again and keeps the index as a full build writes it")
+    func unchangedTree() throws {
+        let t = try Tree()
+        let first = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        #expect(Self.counts(first) == [5, 0, 0])
+        try Self.buildAndCompare(t, read: 0, unchanged: 5)
+        let full = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath, full: true)
+        #expect(Self.counts(full) == [5, 0, 0], "--full reads every bundle")
+    }
+
+    @Test("files rewritten in place: a strings table, an Info.plist and an InfoPlist.strings are read again, other files need nothing")
+    func filesRewrittenInPlace() throws {
+        let t = try Tree()
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        try t.rewrite("A.app/en.lproj/Localizable.strings", "\"hi\" = \"Hello again\";")
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        try t.rewrite("A.app/icon.png", "another picture")
+        try Self.buildAndCompare(t, read: 0, unchanged: 5)
+        try t.rewrite("D.app/Contents/Info.plist", infoPlist(["CFBundleIdentifier": "d2", "CFBundleVersion": "2"]))
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        try t.rewrite("A.app/en.lproj/InfoPlist.strings", "\"CFBundleName\" = \"Ay\";")
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        // C.bundle's table is also a table of B.framework, whose resources hold C.bundle.
+        try t.rewrite("B.framework/Versions/A/Resources/C.bundle/en.lproj/C.strings", "\"c\" = \"Sea\";")
+        try Self.buildAndCompare(t, read: 2, unchanged: 3)
+    }
+
+    @Test("files and lproj folders added, removed and renamed are read again")
+    func filesAndFolders() throws {
+        let t = try Tree()
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        try t.fixture.add(["A.app/new.png": ""])
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        try t.remove("A.app/fr.lproj")
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        try t.move("A.app/en.lproj", "A.app/de.lproj")
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        try t.fixture.add(["D.app/Contents/Resources/Images/deep/er/x.png": ""])
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        try t.move("D.app/Contents/Resources/Images/deep/er/x.png", "D.app/Contents/Resources/Images/deep/er/y.png")
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        try t.fixture.add(["B.framework/Versions/A/Resources/fr.lproj/Errors.strings": "\"e\" = \"Erreur\";"])
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+    }
+
+    @Test("an Info.plist added next to the one read, outside the resource tree, is seen; so is a change of layout")
+    func infoPlistAddedOutsideTheResourceTree() throws {
+        let t = try Tree()
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        try t.fixture.add(["D.app/Contents/Info-gnustep.plist": infoPlist(["CFBundleIdentifier": "d-gnustep"])])
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        // A `Resources` folder at the root of a contents bundle does not change its layout…
+        try t.fixture.add(["D.app/Resources/": ""])
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+        // …but renaming `Contents` does (and moves E.framework).
+        try t.move("D.app/Contents", "D.app/Old")
+        try Self.buildAndCompare(t, read: 2, unchanged: 3, removed: 1)
+    }
+
+    @Test("nested bundles added, removed and renamed; bundles removed and renamed")
+    func bundles() throws {
+        let t = try Tree()
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        try t.fixture.add(["D.app/Contents/Resources/Plug.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "plug"])])
+        try Self.buildAndCompare(t, read: 2, unchanged: 4)
+        // Frameworks/ lies outside D.app's resource tree: D.app's records do not change.
+        try t.remove("D.app/Contents/Frameworks/E.framework")
+        try Self.buildAndCompare(t, read: 0, unchanged: 5, removed: 1)
+        try t.move("B.framework/Versions/A/Resources/C.bundle", "B.framework/Versions/A/Resources/C2.bundle")
+        try Self.buildAndCompare(t, read: 2, unchanged: 3, removed: 1)
+        try t.move("A.app", "Z.app")
+        try Self.buildAndCompare(t, read: 1, unchanged: 4, removed: 1)
+        try t.remove("Z.app")
+        try Self.buildAndCompare(t, read: 0, unchanged: 4, removed: 1)
+    }
+
+    @Test("a record without a stamp of its bundle root (an index from before root stamps) is read again")
+    func recordWithoutRootStamp() throws {
+        let t = try Tree()
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        let store = try IndexStore.openForWriting(path: t.fixture.indexPath)
+        try store.write { writer in
+            let d = try #require(try writer.bundleRecord(path: t.root + "/D.app"))
+            #expect(d.stamps.contains { $0.path.isEmpty } && d.stamps.contains { $0.path == "Contents" })
+            let old = BundleRecord(id: d.id, path: d.path, layout: d.layout, infoPlists: d.infoPlists, lprojs: d.lprojs,
+                                   warnings: d.warnings, root: d.root, scannedAt: d.scannedAt,
+                                   stamps: d.stamps.filter { $0.path != "" && $0.path != "Contents" })
+            try writer.txn.put(store.bundles, key: Array(d.path.utf8), value: old.encode())
+        }
+        try Self.buildAndCompare(t, read: 1, unchanged: 4)
+    }
+
+    @Test("a change in the second of the last scan is not missed, even when the file keeps its time")
+    func changeWithinTheScanSecond() throws {
+        let f = try BundleFixture(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]),
+                                   "A.app/en.lproj/Localizable.strings": "\"hi\" = \"Hello\";"])
+        try f.build()
+        // The same size and the same time afterwards: only the content tells.
+        let path = f.root + "/A.app/en.lproj/Localizable.strings"
+        var st = stat()
+        #expect(stat(path, &st) == 0)
+        try Data("\"hi\" = \"Howdy\";".utf8).write(to: URL(fileURLWithPath: path))
+        var times = [st.st_atim, st.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let summary = try f.build()
+        #expect(summary.bundlesRead == 1)
+        let bundle = try f.bundle("A.app")
+        #expect(try bundle.localizedString(forKey: "hi", value: nil, table: nil) == "Howdy")
+    }
+
+    @Test("progress counts bundles and resources as the summary does, read or unchanged")
+    func progressAgreesWithTheSummary() throws {
+        let t = try Tree()
+        for full in [true, false, true] {
+            var last = [0, 0], calls = 0
+            let summary = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath, full: full) { b, r in
+                last = [b, r]
+                calls += 1
+            }
+            #expect(calls == summary.bundles)
+            #expect(last == [summary.bundles, summary.resources], "full: \(full)")
+            #expect(summary.bundles == 5)
+            // A nested bundle's entries count for it and for the bundle around it.
+            let store = try IndexStore.openForReading(path: t.fixture.indexPath)
+            let entries = try store.read { snap in
+                try snap.bundles(under: "/").reduce(0) { n, b in try n + snap.directoryRecords(bundle: b.id).reduce(0) { $0 + $1.entries.count } }
+            }
+            #expect(summary.resources == entries)
+        }
+    }
+}
