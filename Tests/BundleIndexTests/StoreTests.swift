@@ -32,6 +32,23 @@ struct StoreTests {
         #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]) == [])
     }
 
+    @Test("a reader and a later writer in one process share one LMDB environment (a second one would clear the first's reader table)")
+    func readerAndWriterShareTheEnvironment() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        let reading = try IndexStore.openForReading(path: f.indexPath)
+        let writing = try IndexStore.openForWriting(path: f.indexPath)
+        #expect(reading.environment === writing.environment)
+        // Readers opened while it lives use it too, and builds through it keep the readers' data.
+        let reader = try f.reader()
+        let a = try #require(try reader.bundle(identifier: "a", context: .foundationLinux))
+        for _ in 0..<20 {
+            _ = try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true)
+            #expect(try a.path(forResource: "a", ofType: "txt") == f.root + "/A.app/a.txt")
+        }
+        #expect(try IndexStore.openForReading(path: f.indexPath).environment === writing.environment)
+    }
+
     @Test("queries during rebuilds of the same root never miss a resource that exists in every version")
     func noSpuriousMissDuringRebuilds() throws {
         let f = try BundleFixture(Self.twoBundles)

@@ -93,6 +93,10 @@ package final class IndexStore: @unchecked Sendable {
             throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
         }
         let env = try environment(path: path, readOnly: false, mapSize: mapSize)
+        // A writer clears the slots of readers that died without ending their transaction (a
+        // query killed by SIGKILL): they pin old pages, so the file grows with every rebuild,
+        // and 512 of them lock every reader out (MDB_READERS_FULL). Readers leave it to writers.
+        env.clearStaleReaders()
         if hasData { try checkLength(path: path, environment: env) }
         let store = try attach(path: path, environment: env, create: true)
         store.coverUsedPages()   // after a writer died between its commit and its extension
@@ -142,14 +146,25 @@ package final class IndexStore: @unchecked Sendable {
         try checkFiles(path, readOnly: readOnly)
         if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
         let mapSize = mapSize ?? StorageSpace.mapSize(indexPath: path)
+        // LMDB allows one environment per file in a process: a second one takes the process's
+        // lock on lock.mdb for "no other user", clears the reader table, and its writer may then
+        // reuse pages the first one's readers still read. So a reader that may write the index
+        // opens it as a writer would (read-write, no MDB_RDONLY; it still only reads), and a
+        // build or watcher later in the same process shares that environment (LMDBEnvironment.shared).
+        let writable = !readOnly || mayWriteIndex(path)
         do {
-            return try LMDBEnvironment.shared(path: path, readOnly: readOnly,
-                                              lockless: readOnly && !mayWriteLockFile(path), mapSize: mapSize)
+            return try LMDBEnvironment.shared(path: path, readOnly: !writable,
+                                              lockless: !writable && !mayWriteLockFile(path), mapSize: mapSize)
         } catch let e as LMDBError where e.systemErrno == ENOMEM {
             throw StorageSpace.addressSpaceError(path: path, mapSize: mapSize) ?? translate(e, path: path)
         } catch let e as LMDBError {
             throw translate(e, path: path)
         }
+    }
+
+    /// Whether this process may write both files of an existing index.
+    private static func mayWriteIndex(_ path: String) -> Bool {
+        faccessat(AT_FDCWD, path + "/data.mdb", W_OK, AT_EACCESS) == 0 && mayWriteLockFile(path)
     }
 
     /// Whether this process may write `lock.mdb` (or create it): a reader that may not reads

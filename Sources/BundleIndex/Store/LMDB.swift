@@ -129,10 +129,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
         self.readOnly = readOnly
         self.lockless = lockless
         MappedRanges.register(directory: path)
-        // A writer clears the slots of readers that died without ending their transaction (a
-        // query killed by SIGKILL): they pin old pages, so the file grows with every rebuild,
-        // and 512 of them lock every reader out (MDB_READERS_FULL).
-        if !readOnly { clearStaleReaders() }
     }
 
     /// `mdb_reader_check`: frees the reader slots of processes that no longer exist; returns
@@ -156,7 +152,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
                        mapSize: Int = defaultMapSize) throws -> LMDBEnvironment {
         let key = FileSystem.realPath(path) ?? path
         return try registry.withLock { table in
-            if let env = table[key]?.environment, readOnly || !env.readOnly { return env }
+            if let env = table[key]?.environment {
+                if readOnly || !env.readOnly { return env }
+                // A second environment of the same file would clear the reader table of the
+                // first (IndexStore.environment): a writer cannot join a read-only one.
+                throw LMDBError.other(code: EBUSY, message: "this process already reads the index read-only "
+                                      + "(it had no write access when it opened it); it cannot also write it")
+            }
             let env = try LMDBEnvironment(path: path, readOnly: readOnly, lockless: lockless, mapSize: mapSize)
             table[key] = WeakEnvironment(environment: env)
             return env
