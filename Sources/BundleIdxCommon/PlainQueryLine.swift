@@ -14,9 +14,10 @@ import Glibc
 /// first parse alone costs ~2 ms — ten times the lookup — reflecting over every option.
 ///
 /// Anything else returns nil and goes to the full command line, so usage errors and help read
-/// exactly as they do there: help and version flags, other options, `--option=value`, `--`, an empty value or one that starts with "-", a
-/// repeated option, an unknown profile, platform or device, a context option with
-/// `--profile foundation-linux`, a missing NAME. CLITests run the same queries both ways.
+/// exactly as they do there: help and version flags, other options, `--option=value`, `--`, an
+/// empty value or one that starts with "-", a repeated option, an unknown profile, platform or
+/// device, a context option with `--profile foundation-linux`, a missing NAME. CLITests run the
+/// same queries both ways.
 package struct PlainQueryLine {
     package let index: String?
     package let context: SearchContext
