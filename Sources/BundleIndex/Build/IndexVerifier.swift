@@ -75,7 +75,7 @@ public enum IndexVerifier {
         guard let record = try snap.bundle(path: bundle.path) else { return [diff("on disk, but not in the index")] }
         var out: [Difference] = []
         if record.layout != bundle.layout { out.append(diff("layout \(record.layout.name) in the index, \(bundle.layout.name) on disk")) }
-        if record.lprojs != bundle.lprojs.sorted(by: byteOrder) { out.append(diff("lproj folders differ")) }
+        if record.lprojs != bundle.lprojs { out.append(diff("lproj folders differ")) }
         if record.infoPlists != bundle.infoPlists { out.append(diff("Info.plist differs")) }
         for dir in bundle.directories {
             let shown = dir.path.isEmpty ? "(bundle root)" : dir.path

@@ -9,7 +9,7 @@ package struct ScannedBundle {
     /// `Info-macos.plist`, `Info-iphoneos.plist` or `Info-gnustep.plist` case-insensitively
     /// (docs/search-pattern.md, "Which Info.plist file is read").
     package let infoPlists: [InfoPlistFile]
-    /// Names of resource-directory entries ending in `.lproj` (suffix removed), in byte order.
+    /// Names of resource-directory entries ending in `.lproj` (suffix removed), in readdir order.
     package let lprojs: [String]
     /// Every directory a lookup can read, relative to the bundle root.
     package let directories: [ScannedDirectory]

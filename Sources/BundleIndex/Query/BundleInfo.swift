@@ -33,7 +33,9 @@ struct BundleInfo: Sendable {
         if case .array(let a)? = dict["CFBundleLocalizations"] {
             list = a.compactMap { $0.stringValue }.filter { !$0.isEmpty }
         }
-        list += record.lprojs
+        // Foundation on Linux lists lproj folders in readdir order (kept in the record);
+        // the apple profile in byte order, the same on every file system (L-readdir-order).
+        list += context.profile == .foundationLinux ? record.lprojs : record.lprojs.sorted(by: byteOrder)
         if !list.isEmpty, let dev = developmentRegion, list.contains("Base"), !BundleMetadata.languageFound(dev, in: list) {
             list.append(dev)
         }

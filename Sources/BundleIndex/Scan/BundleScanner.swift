@@ -53,7 +53,8 @@ struct BundleScanner {
 
         let resourceDir = layout.resourceDirectory
         let resourceEntries = byPath[resourceDir]?.entries ?? []
-        let lprojs = resourceEntries.compactMap { e -> String? in
+        // In readdir order, as CF lists them (`Bundle.localizations` on Linux; L-readdir-order).
+        let lprojs = resourceEntries.sorted { $0.rank < $1.rank }.compactMap { e -> String? in
             guard e.name.hasSuffix(".lproj"), e.name.utf16.count > 6 else { return nil }
             return String(e.name.dropLast(6))
         }

@@ -134,7 +134,7 @@ package struct IndexWriter {
             try setMeta(.nextBundleID, u64: id + 1)
         }
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
-                                  lprojs: bundle.lprojs.sorted(by: byteOrder), warnings: bundle.warnings,
+                                  lprojs: bundle.lprojs, warnings: bundle.warnings,
                                   root: root, scannedAt: now, stamps: bundle.stamps)
         try txn.put(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
         for ident in BundleRecord.identifiers(of: bundle.infoPlists) {

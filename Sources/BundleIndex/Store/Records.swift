@@ -15,8 +15,8 @@ package struct BundleRecord: Sendable, Equatable {
     package let path: String
     package let layout: BundleLayout
     package let infoPlists: [InfoPlistFile]
-    /// lproj names of the resource directory, byte order instead of CF's readdir order
-    /// (docs/search-pattern.md, "The localization list", L-readdir-order).
+    /// lproj names of the resource directory in readdir order when scanned, as CF lists them
+    /// (docs/search-pattern.md, L-readdir-order; format 8 — earlier formats kept byte order).
     package let lprojs: [String]
     package let warnings: [String]
     /// The root of the `build` that indexed this bundle.

@@ -22,7 +22,10 @@ func foundationDifferences(bundleAt path: String, index: String, limit: Int = 2_
         if theirs != ours { out.append("\(what): Foundation \(theirs), index \(ours)") }
     }
     check("resourcePath", foundation.resourcePath ?? "", mine.resourcePath)
-    check("localizations", foundation.localizations.sorted(), mine.localizations.sorted())
+    // In readdir order, as Foundation lists the lproj folders (L-readdir-order), and so the
+    // first of them, which is preferredLocalizations on Linux.
+    check("localizations", foundation.localizations, mine.localizations)
+    check("preferredLocalizations", foundation.preferredLocalizations, mine.preferredLocalizations)
     check("bundleIdentifier", foundation.bundleIdentifier, mine.bundleIdentifier)
     let root = foundation.resourcePath ?? path
     var types: Set<String> = [""]
