@@ -160,7 +160,7 @@ private struct CorpusFolder {
 }
 
 /// Comparisons of the drop-in with Foundation, and the ones that differ.
-private struct DropInTally {
+struct DropInTally {
     var compared = 0
     var mismatches: [String] = []
 
@@ -183,8 +183,10 @@ private struct DropInTally {
         check(d.resourcePath == f.resourcePath, "\(at) resourcePath \(d.resourcePath ?? "nil") vs \(f.resourcePath ?? "nil")")
         check(d.resourceURL == f.resourceURL && d.resourceURL?.hasDirectoryPath == f.resourceURL?.hasDirectoryPath,
               "\(at) resourceURL \(d.resourceURL?.absoluteString ?? "nil") vs \(f.resourceURL?.absoluteString ?? "nil")")
-        check(d.localizations.sorted() == f.localizations.sorted(), "\(at) localizations \(d.localizations) vs \(f.localizations)")
-        check(samePreferred(d, f), "\(at) preferredLocalizations \(d.preferredLocalizations) vs \(f.preferredLocalizations)")
+        // In order: the lproj names come in the scan's readdir order, Foundation's for the same folder.
+        check(d.localizations == f.localizations, "\(at) localizations \(d.localizations) vs \(f.localizations)")
+        check(d.preferredLocalizations == f.preferredLocalizations,
+              "\(at) preferredLocalizations \(d.preferredLocalizations) vs \(f.preferredLocalizations)")
         // Foundation traps without a usable CFBundleDevelopmentRegion; the drop-in answers nil.
         if let region = f.infoDictionary?["CFBundleDevelopmentRegion"] as? String, !region.isEmpty {
             check(d.developmentLocalization == f.developmentLocalization, "\(at) developmentLocalization")
@@ -302,10 +304,4 @@ private struct DropInTally {
 
     /// Linux answers [first raw localization]; when that comes from lproj names it is readdir
     /// order, so any single lproj-named localization agrees.
-    private func samePreferred(_ d: Bundle, _ f: Bundle) -> Bool {
-        let (a, b) = (d.preferredLocalizations, f.preferredLocalizations)
-        if a == b { return true }
-        guard a.count == 1, b.count == 1, f.infoDictionary?["CFBundleLocalizations"] == nil else { return false }
-        return f.localizations.contains(a[0]) && f.localizations.contains(b[0])
-    }
 }

@@ -3,6 +3,7 @@
 // unpacked into a scratch prefix — built by the CLI and answered as Foundation answers.
 import Foundation
 import Testing
+import BundleIndexFoundation
 @testable import BundleIndex
 @testable import BundleIndexCore
 
@@ -86,6 +87,47 @@ struct RealSystemTests {
             differing += differences.isEmpty ? 0 : 1
         }
         #expect(differing == 0, "\(differing) of \(bundles.count) bundles answer otherwise than Foundation")
+    }
+}
+
+extension RealSystemTests {
+    @Test("every drop-in method of every bundle of a real corpus answers as Foundation's Bundle (tools/real-corpus DIR, then BUNDLEIDX_REAL_CORPUS=DIR)",
+          .enabled(if: ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"] != nil, "no real corpus named"))
+    func realCorpusDropIn() throws {
+        let corpus = try #require(ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"])
+        let index = makeTempDirectory(prefix: "real-corpus-dropin")
+        defer { try? FileManager.default.removeItem(atPath: index) }
+        _ = try IndexBuilder.build(roots: [corpus], indexPath: index)
+        var tally = DropInTally()
+        var bundles = 0
+        for bundle in try IndexReader(path: index).bundles(under: corpus) {
+            guard let reference = Bundle(path: bundle.bundlePath),
+                  let dropIn = IndexedFoundationBundle(path: bundle.bundlePath, index: index) else { continue }
+            #expect(dropIn.isIndexed, "\(bundle.bundlePath)")
+            // The lookups a bundle's own files suggest: each by name and type (in its folder),
+            // each lproj file for its localization, and the listing of every type.
+            var cases: [[String: Any]] = []
+            var types: Set<String> = [""]
+            for file in filesBelow(reference.resourcePath ?? bundle.bundlePath, limit: 400) {
+                let directory = (file as NSString).deletingLastPathComponent
+                let name = (file as NSString).lastPathComponent
+                let type = (name as NSString).pathExtension
+                let base = type.isEmpty ? name : (name as NSString).deletingPathExtension
+                types.insert(type)
+                var query: [String: Any] = ["op": "path", "name": base, "type": type]
+                if !directory.isEmpty { query["dir"] = directory }
+                cases.append(["q": query])
+                if directory.hasSuffix(".lproj") && !directory.contains("/") {
+                    cases.append(["q": ["op": "path", "name": base, "type": type, "loc": String(directory.dropLast(6))]])
+                }
+            }
+            for type in types.sorted() { cases.append(["q": ["op": "paths", "type": type]]) }
+            tally.compare(dropIn, reference, cases: cases, file: bundle.bundlePath + "/files")
+            bundles += 1
+        }
+        tally.report("real corpus, \(bundles) bundles")
+        #expect(tally.mismatches.isEmpty, "see the dropin[real corpus …] lines above")
+        #expect(bundles > 100)
     }
 }
 

@@ -57,7 +57,7 @@ func foundationDifferences(bundleAt path: String, index: String, limit: Int = 2_
 
 /// Files (and links to files) below `root`, relative to it; links to directories are followed
 /// unless they lead back up the walk.
-private func filesBelow(_ root: String, limit: Int) -> [String] {
+func filesBelow(_ root: String, limit: Int) -> [String] {
     var out: [String] = []
     var stack: [(String, [String])] = [("", [])]
     while let (relative, above) = stack.popLast(), out.count < limit {
