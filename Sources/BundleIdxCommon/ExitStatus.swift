@@ -44,15 +44,10 @@ package func printWarning(_ message: String) {
 
 package var stderrIsTerminal: Bool { isatty(2) != 0 }
 
-/// Writes to file descriptor 2 directly (Swift 6 forbids touching the C `stderr` global).
+/// Writes to file descriptor 2 directly (Swift 6 forbids touching the C `stderr` global);
+/// a failed write of a message is dropped, there is nowhere left to report it.
 package func writeStderr(_ text: String) {
-    var bytes = Array(text.utf8)
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + done, $0.count - done) }
-        if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
-        done += n
-    }
+    try? writeAll(2, Array(text.utf8))
 }
 
 /// Every command that reads an index installs this before opening it: a fault inside the

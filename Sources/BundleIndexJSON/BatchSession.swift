@@ -44,7 +44,7 @@ extension BatchQueryEngine {
 }
 
 /// Writes all of `bytes` to `fd`, again after a partial write or an interruption.
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
     try bytes.withUnsafeBytes { buffer in
         var done = 0
         while done < buffer.count {

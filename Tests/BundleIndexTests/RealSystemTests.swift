@@ -108,17 +108,13 @@ extension RealSystemTests {
             // each lproj file for its localization, and the listing of every type.
             var cases: [[String: Any]] = []
             var types: Set<String> = [""]
-            for file in filesBelow(reference.resourcePath ?? bundle.bundlePath, limit: 400) {
-                let directory = (file as NSString).deletingLastPathComponent
-                let name = (file as NSString).lastPathComponent
-                let type = (name as NSString).pathExtension
-                let base = type.isEmpty ? name : (name as NSString).deletingPathExtension
-                types.insert(type)
-                var query: [String: Any] = ["op": "path", "name": base, "type": type]
-                if !directory.isEmpty { query["dir"] = directory }
+            for file in filesBelow(reference.resourcePath ?? bundle.bundlePath, limit: 400).map(FileLookup.init) {
+                types.insert(file.type)
+                var query: [String: Any] = ["op": "path", "name": file.base, "type": file.type]
+                if let subdirectory = file.subdirectory { query["dir"] = subdirectory }
                 cases.append(["q": query])
-                if directory.hasSuffix(".lproj") && !directory.contains("/") {
-                    cases.append(["q": ["op": "path", "name": base, "type": type, "loc": String(directory.dropLast(6))]])
+                if let lproj = file.lproj {
+                    cases.append(["q": ["op": "path", "name": file.base, "type": file.type, "loc": lproj]])
                 }
             }
             for type in types.sorted() { cases.append(["q": ["op": "paths", "type": type]]) }

@@ -29,18 +29,13 @@ func foundationDifferences(bundleAt path: String, index: String, limit: Int = 2_
     check("bundleIdentifier", foundation.bundleIdentifier, mine.bundleIdentifier)
     let root = foundation.resourcePath ?? path
     var types: Set<String> = [""]
-    for file in filesBelow(root, limit: limit) {
-        let directory = (file as NSString).deletingLastPathComponent
-        let name = (file as NSString).lastPathComponent
-        let type = (name as NSString).pathExtension
-        let base = type.isEmpty ? name : (name as NSString).deletingPathExtension
+    for file in filesBelow(root, limit: limit).map(FileLookup.init) {
+        let (base, type, subdirectory) = (file.base, file.type, file.subdirectory)
         types.insert(type)
-        let lproj = directory.split(separator: "/").first { $0.hasSuffix(".lproj") }.map { String($0.dropLast(6)) }
-        let subdirectory: String? = directory.isEmpty ? nil : directory
         check("path(\(base), \(type), \(subdirectory ?? "nil"))",
               foundation.path(forResource: base, ofType: type, inDirectory: subdirectory),
               try mine.path(forResource: base, ofType: type, inDirectory: subdirectory))
-        if let lproj, directory == lproj + ".lproj" {
+        if let lproj = file.lproj {
             check("path(\(base), \(type), nil, \(lproj))",
                   foundation.path(forResource: base, ofType: type, inDirectory: nil, forLocalization: lproj),
                   try mine.path(forResource: base, ofType: type, inDirectory: nil, forLocalization: lproj))
@@ -53,6 +48,24 @@ func foundationDifferences(bundleAt path: String, index: String, limit: Int = 2_
               try mine.paths(forResourcesOfType: type, inDirectory: nil).sorted())
     }
     return out
+}
+
+/// The lookup a bundle's own file suggests: its name without the extension, the extension, the
+/// folder it lies in (nil at the top of the resources) and, for a file directly in `L.lproj`, L.
+struct FileLookup {
+    let base: String
+    let type: String
+    let subdirectory: String?
+    let lproj: String?
+
+    init(_ file: String) {
+        let directory = (file as NSString).deletingLastPathComponent
+        let name = (file as NSString).lastPathComponent
+        type = (name as NSString).pathExtension
+        base = type.isEmpty ? name : (name as NSString).deletingPathExtension
+        subdirectory = directory.isEmpty ? nil : directory
+        lproj = directory.hasSuffix(".lproj") && !directory.contains("/") ? String(directory.dropLast(6)) : nil
+    }
 }
 
 /// Files (and links to files) below `root`, relative to it; links to directories are followed
