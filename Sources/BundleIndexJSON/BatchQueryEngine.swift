@@ -1,4 +1,4 @@
-import BundleIndexCore
+@_spi(Engine) import BundleIndexCore
 
 /// Answers `bundleidx query --batch` (docs/batch.md): one JSON request per line with a
 /// `"bundle"` field and one of the differential oracle's operations, one JSON answer per line.
@@ -25,12 +25,13 @@ public final class BatchQueryEngine {
     let reader: IndexReader
     let context: SearchContext
     let paths: PathForm
-    private var bundles: [String: IndexedBundle] = [:]
-    /// The bundle of the previous request: a client often asks one bundle many things in a row.
-    private var last: (reference: String, bundle: IndexedBundle)?
+    /// The bundles opened, by the bytes of the `bundle` member that named them.
+    private var bundles = ByteKeyedTable<IndexedBundle>(capacity: 4096, byteCapacity: 1 << 20)
     /// The index generation the cached bundles belong to: a watcher's batch may have changed
     /// their Info.plist or removed them, so they are opened again when it moves.
     private var generation: UInt64?
+    /// The answers already given, by line, until the next commit.
+    private(set) var lineAnswers = LineAnswers()
     /// The request being answered; its storage is reused from line to line.
     private var request = BatchRequest()
 
@@ -53,9 +54,18 @@ public final class BatchQueryEngine {
     /// Appends the answer to `line` (its bytes without the newline) to `out`.
     func answer(line: UnsafeBufferPointer<UInt8>, into out: inout JSONOutput) {
         let mark = out.bytes.count
+        // A line asked before, since the last commit, gets the bytes it got then (LineAnswers).
+        let memorable = line.count <= LineAnswers.longestLine
+        var hash: UInt64 = 0
+        if memorable {
+            lineAnswers.follow(transaction: reader.newestTransactionID())
+            hash = ByteKeyedTable<Range<Int>>.hash(line)
+            if lineAnswers.write(answerTo: line, hash: hash, into: &out) { return }
+        }
         do {
             try request.decode(line)
             try answer(Query(request), into: &out)
+            if memorable { lineAnswers.remember(out.bytes[mark...], to: line, hash: hash) }
         } catch {
             // Whatever was written before the failure is dropped: the line's answer is the error.
             out.bytes.removeSubrange(mark...)
@@ -74,23 +84,20 @@ public final class BatchQueryEngine {
     private func bundle(_ reference: String) throws -> IndexedBundle {
         let current = try reader.generation()
         if current != generation {
-            bundles = [:]
-            last = nil
+            bundles.removeAll()
             generation = current
         }
-        if let last, last.reference == reference { return last.bundle }
-        let b: IndexedBundle
-        if let cached = bundles[reference] {
-            b = cached
-        } else {
-            guard let opened = try reader.bundle(reference, context: context) else {
+        var spelled = reference
+        return try spelled.withUTF8 { bytes in
+            let hash = ByteKeyedTable<IndexedBundle>.hash(bytes)
+            if let known = bundles.value(for: bytes, hash: hash) { return known }
+            // The reader's own table of bundles opened by path is left alone: this one is enough.
+            guard let opened = try reader.bundle(reference, context: context, remembering: false) else {
                 throw Refusal(description: notIndexedMessage(reference))
             }
-            bundles[reference] = opened
-            b = opened
+            bundles.insert(opened, for: bytes, hash: hash)
+            return opened
         }
-        last = (reference, b)
-        return b
     }
 
     private func answer(_ q: Query, into out: inout JSONOutput) throws {
@@ -103,12 +110,15 @@ public final class BatchQueryEngine {
             let name = try q.string(.name), type = try q.string(.type), dir = try q.string(.dir)
             // A "loc" member, even null, asks the forLocalization: form; no member, the plain form.
             if op == .path && paths == .absolute {
-                // The bundle's remembered answers (AnswerCache): a line asked before costs a
-                // dictionary probe until the next commit; a first ask reads the index as always.
-                let answer = q.has(.loc)
-                    ? try b.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: try q.string(.loc))
-                    : try b.path(forResource: name, ofType: type, inDirectory: dir)
-                if let answer { out.string(answer) } else { out.null() }
+                // Read from the index: a line asked again is answered by LineAnswers, so the
+                // bundle's AnswerCache would only cost a hash and an insert per first ask.
+                if q.has(.loc) {
+                    let answer = try b.pathReadingIndex(forResource: name, ofType: type, inDirectory: dir,
+                                                        forLocalization: try q.string(.loc))
+                    if let answer { out.string(answer) } else { out.null() }
+                } else if try b.withPath(forResource: name, ofType: type, inDirectory: dir, { out.string(utf8: $0) }) == nil {
+                    out.null()
+                }
                 return
             }
             let hit: ResourceHit?
