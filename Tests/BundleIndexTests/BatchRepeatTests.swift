@@ -62,6 +62,27 @@ struct BatchRepeatTests {
         #expect(engine.lineAnswers.count == lines.count)
     }
 
+    @Test("a running `query --batch` answers the line after another process's build from the new index")
+    func followsAnotherProcess() throws {
+        let fixture = try BundleFixture(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a"]),
+                                         "A.app/old.txt": ""])
+        try fixture.build()
+        let server = try BatchServer(indexPath: fixture.indexPath)
+        func ask(_ line: String) -> String { String(decoding: server.ask(line), as: UTF8.self) }
+        let old = #"{"bundle":"com.example.a","op":"path","name":"old","type":"txt"}"#
+        let new = #"{"bundle":"com.example.a","op":"path","name":"new","type":"txt"}"#
+        let root = fixture.root + "/A.app"
+        for _ in 0..<2 {   // the second time from the server's kept answers
+            #expect(ask(old) == #""\#(root)/old.txt""# + "\n")
+            #expect(ask(new) == "null\n")
+        }
+        try FileManager.default.removeItem(atPath: root + "/old.txt")
+        try fixture.add(["A.app/new.txt": ""])
+        try fixture.build()
+        #expect(ask(old) == "null\n")
+        #expect(ask(new) == #""\#(root)/new.txt""# + "\n")
+    }
+
     @Test("lines and bundle paths are compared as bytes: two spellings Swift calls equal are two bundles")
     func byteSpellings() throws {
         let composed = "Caf\u{E9}.app", decomposed = "Cafe\u{301}.app"
