@@ -26,12 +26,14 @@ public final class BatchQueryEngine {
     let context: SearchContext
     let paths: PathForm
     /// The bundles opened, by the bytes of the `bundle` member that named them.
-    private var bundles = ByteKeyedTable<IndexedBundle>(capacity: 4096, byteCapacity: 1 << 20)
+    private let bundles = ByteKeyedTable<IndexedBundle>(capacity: 4096, byteCapacity: 1 << 20)
     /// The index generation the cached bundles belong to: a watcher's batch may have changed
     /// their Info.plist or removed them, so they are opened again when it moves.
     private var generation: UInt64?
-    /// The answers already given, by line, until the next commit.
-    private(set) var lineAnswers = LineAnswers()
+    /// The answers already given until the next commit, by line and by request (`Query.key`).
+    let answers = LineAnswers()
+    /// The key of the request being answered; its storage is reused from line to line.
+    private var requestKey: [UInt8] = []
     /// The request being answered; its storage is reused from line to line.
     private var request = BatchRequest()
 
@@ -55,17 +57,29 @@ public final class BatchQueryEngine {
     func answer(line: UnsafeBufferPointer<UInt8>, into out: inout JSONOutput) {
         let mark = out.bytes.count
         // A line asked before, since the last commit, gets the bytes it got then (LineAnswers).
-        let memorable = line.count <= LineAnswers.longestLine
-        var hash: UInt64 = 0
-        if memorable {
-            lineAnswers.follow(transaction: reader.newestTransactionID())
-            hash = ByteKeyedTable<Range<Int>>.hash(line)
-            if lineAnswers.write(answerTo: line, hash: hash, into: &out) { return }
-        }
+        answers.follow(transaction: reader.newestTransactionID())
+        // (A line too long to be kept is not hashed: no kept line has its length.)
+        let hash = line.count <= LineAnswers.longestLine ? ByteKeyedTable<Range<Int>>.hash(line) : 0
+        if let kept = answers.answer(toLine: line, hash: hash) { return answers.write(kept, into: &out) }
         do {
             try request.decode(line)
-            try answer(Query(request), into: &out)
-            if memorable { lineAnswers.remember(out.bytes[mark...], to: line, hash: hash) }
+            let q = Query(request)
+            // The same request spelled otherwise (members in another order, other whitespace or
+            // escapes, members the engine ignores such as a client's request id) gets the
+            // answer the first spelling got.
+            q.key(into: &requestKey)
+            let kept = try requestKey.withUnsafeBufferPointer { key -> Range<Int>? in
+                let keyHash = ByteKeyedTable<Range<Int>>.hash(key)
+                if let kept = answers.answer(toRequest: key, hash: keyHash) {
+                    answers.write(kept, into: &out)
+                    return kept
+                }
+                try answer(q, into: &out)
+                guard let kept = answers.keep(out.bytes[mark...]) else { return nil }
+                answers.remember(kept, request: key, hash: keyHash)
+                return kept
+            }
+            if let kept { answers.remember(kept, line: line, hash: hash) }
         } catch {
             // Whatever was written before the failure is dropped: the line's answer is the error.
             out.bytes.removeSubrange(mark...)
@@ -270,6 +284,42 @@ private struct Query {
     }
 
     func has(_ field: Field) -> Bool { value(field) != nil }
+
+    /// The members the engine reads, each as a kind and its bytes, into `key` (emptied first):
+    /// two requests with the same key get the same answer, however their lines are spelled.
+    /// Every value is written whole, so requests the engine tells apart have different keys;
+    /// `null` is written as an absent member except for `loc`, the one member whose presence
+    /// the engine asks (`has(.loc)`).
+    func key(into key: inout [UInt8]) {
+        key.removeAll(keepingCapacity: true)
+        func append(_ value: BatchRequest.Value) {
+            switch value {
+            case .null: key.append(1)
+            case .string(let s):
+                key.append(2)
+                appendNumber(UInt64(s.utf8.count))
+                key.append(contentsOf: s.utf8)
+            case .number(let d):
+                key.append(3)
+                appendNumber(d.bitPattern)
+            case .bool(let b): key.append(b ? 5 : 4)
+            case .array(let elements):
+                key.append(6)
+                appendNumber(UInt64(elements.count))
+                elements.forEach(append)
+            }
+        }
+        func appendNumber(_ n: UInt64) {
+            withUnsafeBytes(of: n.littleEndian) { key.append(contentsOf: $0) }
+        }
+        for field in Field.allCases {
+            switch value(field) {
+            case nil: key.append(0)
+            case .null? where field != .loc: key.append(0)
+            case let value?: append(value)
+            }
+        }
+    }
 
     /// A string argument: a string, `null` or absent (both nil). Names, paths and languages may
     /// not hold U+0000 (a C API would cut them there).

@@ -36,9 +36,9 @@ struct BatchRepeatTests {
         ]
         #expect(lines.map(engine.answer(jsonLine:)) == before)
         // Every answer but the error is kept, and asked again it is the same.
-        #expect(engine.lineAnswers.count == lines.count - 1)
+        #expect(engine.answers.count.lines == lines.count - 1)
         #expect(lines.map(engine.answer(jsonLine:)) == before)
-        #expect(engine.lineAnswers.count == lines.count - 1)
+        #expect(engine.answers.count.lines == lines.count - 1)
 
         try FileManager.default.removeItem(atPath: root + "/gone.txt")
         try FileManager.default.removeItem(atPath: root + "/en.lproj/l.txt")
@@ -59,7 +59,35 @@ struct BatchRepeatTests {
             #""\#(fixture.root)/B.app""#,
         ]
         #expect(lines.map(engine.answer(jsonLine:)) == after)
-        #expect(engine.lineAnswers.count == lines.count)
+        #expect(engine.answers.count.lines == lines.count)
+    }
+
+    @Test("a request spelled otherwise gets the answer its first spelling got; requests that differ do not")
+    func requestSpellings() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
+            "A.app/en.lproj/l.txt": "",
+        ])
+        try fixture.build()
+        let engine = BatchQueryEngine(reader: try fixture.reader(), profile: .foundationLinux)
+        let found = #""\#(fixture.root)/A.app/en.lproj/l.txt""#
+        let spellings = [
+            #"{"bundle":"com.example.a","op":"path","name":"l","type":"txt"}"#,
+            #"{ "type" : "txt", "name" : "l", "op" : "path", "bundle" : "com.example.a" }"#,
+            #"{"bundle":"com.example.a","op":"path","name":"\u006c","type":"txt","id":17}"#,
+            #"{"bundle":"com.example.a","op":"path","name":"x","name":"l","type":"txt","dir":null}"#,
+        ]
+        #expect(spellings.map(engine.answer(jsonLine:)) == Array(repeating: found, count: spellings.count))
+        #expect(engine.answers.count == (lines: 4, requests: 1))
+        // "loc": null asks the forLocalization: form (global resources only): another request.
+        #expect(engine.answer(jsonLine: #"{"bundle":"com.example.a","op":"path","name":"l","type":"txt","loc":null}"#) == "null")
+        #expect(engine.answer(jsonLine: #"{"bundle":"com.example.a","op":"path","name":"l","type":"txt","loc":"en"}"#) == found)
+        #expect(engine.answer(jsonLine: #"{"bundle":"com.example.a","op":"url","name":"l","type":"txt"}"#)
+                == #"{"isDir":false,"path":\#(found)}"#)
+        #expect(engine.answers.count == (lines: 7, requests: 4))
+        try FileManager.default.removeItem(atPath: fixture.root + "/A.app/en.lproj/l.txt")
+        try fixture.build()
+        #expect(spellings.reversed().map(engine.answer(jsonLine:)) == Array(repeating: "null", count: spellings.count))
     }
 
     @Test("a running `query --batch` answers the line after another process's build from the new index")
@@ -106,7 +134,7 @@ struct BatchRepeatTests {
 
     @Test("the byte-keyed table: exact bytes only, colliding hashes kept apart, full tables start again empty")
     func byteKeyedTable() {
-        var table = ByteKeyedTable<Int>(capacity: 4, byteCapacity: 64)
+        let table = ByteKeyedTable<Int>(capacity: 4, byteCapacity: 64)
         func find(_ key: String, hash: UInt64? = nil) -> Int? {
             let bytes = Array(key.utf8)
             return bytes.withUnsafeBufferPointer { table.value(for: $0, hash: hash ?? ByteKeyedTable<Int>.hash($0)) }
@@ -139,19 +167,23 @@ struct BatchRepeatTests {
         let padding = String(repeating: " ", count: LineAnswers.longestLine)
         let long = #"{"bundle":"com.example.a","op":"path","name":"a","type":"txt"}"# + padding
         #expect(engine.answer(jsonLine: long) == #""\#(fixture.root)/A.app/a.txt""#)
-        #expect(engine.lineAnswers.count == 0)
-        var answers = LineAnswers()
+        #expect(engine.answers.count.lines == 0, "the line is not kept")
+        #expect(engine.answers.count.requests == 1, "its request is")
+        let answers = LineAnswers()
         answers.follow(transaction: 1)
+        #expect(answers.keep(ArraySlice(repeating: 0x20, count: LineAnswers.longestAnswer + 1)) == nil)
         let line = Array("line".utf8)
         line.withUnsafeBufferPointer { bytes in
             let hash = ByteKeyedTable<Int>.hash(bytes)
-            answers.remember(ArraySlice(repeating: 0x20, count: LineAnswers.longestAnswer + 1), to: bytes, hash: hash)
-            #expect(answers.count == 0)
-            answers.remember(ArraySlice("\"a\"".utf8), to: bytes, hash: hash)
+            let kept = answers.keep(ArraySlice("\"a\"".utf8))!
+            answers.remember(kept, line: bytes, hash: hash)
             var out = JSONOutput()
-            #expect(answers.write(answerTo: bytes, hash: hash, into: &out) && out.bytes == Array("\"a\"".utf8))
+            #expect(answers.answer(toLine: bytes, hash: hash) == kept)
+            #expect(answers.answer(toRequest: bytes, hash: hash) == nil, "lines and request keys are apart")
+            answers.write(kept, into: &out)
+            #expect(out.bytes == Array("\"a\"".utf8))
             answers.follow(transaction: 2)
-            #expect(!answers.write(answerTo: bytes, hash: hash, into: &out) && answers.count == 0, "another transaction")
+            #expect(answers.answer(toLine: bytes, hash: hash) == nil && answers.count == (0, 0), "another transaction")
         }
     }
 }
