@@ -11,8 +11,8 @@
 /// // "/apps/Phone.app/logo-linux.png"
 /// ```
 ///
-/// One engine answers one stream of lines (it keeps buffers and opened bundles between them);
-/// it is not for several threads at once.
+/// One engine answers one stream of lines (it keeps buffers, opened bundles and, until the next
+/// commit to the index, the answers it gave between them); it is not for several threads at once.
 public final class BatchQueryEngine {
     /// How resource paths are spelled in answers (`path`, `url`, `paths`, `resourcePath`).
     public enum PathForm: Sendable {
