@@ -116,12 +116,14 @@ package struct PlainQueryLine {
 /// batch (perf) for memory the exit returns anyway. Answers are written with write(2), so
 /// nothing waits in a buffer.
 package func serveBatch(_ reader: IndexReader, _ context: SearchContext) throws(ExitStatus) -> Never {
+    let engine = BatchQueryEngine(reader: reader, profile: context)
     do {
-        try BatchQueryEngine(reader: reader, profile: context).serve(input: 0, output: 1)
+        try engine.serve(input: 0, output: 1)
     } catch {
         throw .reporting(error)
     }
-    exit(0)
+    // Held to the exit: a temporary engine would be released (and all it opened freed) first.
+    withExtendedLifetime(engine) { exit(0) }
 }
 
 /// One lookup as `bundleidx query` makes it: the bundle (by path or identifier), then the

@@ -1,4 +1,4 @@
-import BundleIndexCore
+@_spi(Engine) import BundleIndexCore
 
 /// Answers `bundleidx query --batch` (docs/batch.md): one JSON request per line with a
 /// `"bundle"` field and one of the differential oracle's operations, one JSON answer per line.
@@ -11,8 +11,8 @@ import BundleIndexCore
 /// // "/apps/Phone.app/logo-linux.png"
 /// ```
 ///
-/// One engine answers one stream of lines (it keeps buffers and opened bundles between them);
-/// it is not for several threads at once.
+/// One engine answers one stream of lines (it keeps buffers, opened bundles and, until the next
+/// commit to the index, the answers it gave between them); it is not for several threads at once.
 public final class BatchQueryEngine {
     /// How resource paths are spelled in answers (`path`, `url`, `paths`, `resourcePath`).
     public enum PathForm: Sendable {
@@ -25,12 +25,15 @@ public final class BatchQueryEngine {
     let reader: IndexReader
     let context: SearchContext
     let paths: PathForm
-    private var bundles: [String: IndexedBundle] = [:]
-    /// The bundle of the previous request: a client often asks one bundle many things in a row.
-    private var last: (reference: String, bundle: IndexedBundle)?
+    /// The bundles opened, by the bytes of the `bundle` member that named them.
+    private let bundles = ByteKeyedTable<IndexedBundle>(capacity: 4096, byteCapacity: 1 << 20)
     /// The index generation the cached bundles belong to: a watcher's batch may have changed
     /// their Info.plist or removed them, so they are opened again when it moves.
     private var generation: UInt64?
+    /// The answers already given until the next commit, by line and by request (`Query.key`).
+    let answers = LineAnswers()
+    /// The key of the request being answered; its storage is reused from line to line.
+    private var requestKey: [UInt8] = []
     /// The request being answered; its storage is reused from line to line.
     private var request = BatchRequest()
 
@@ -53,9 +56,30 @@ public final class BatchQueryEngine {
     /// Appends the answer to `line` (its bytes without the newline) to `out`.
     func answer(line: UnsafeBufferPointer<UInt8>, into out: inout JSONOutput) {
         let mark = out.bytes.count
+        // A line asked before, since the last commit, gets the bytes it got then (LineAnswers).
+        answers.follow(transaction: reader.newestTransactionID())
+        // (A line too long to be kept is not hashed: no kept line has its length.)
+        let hash = line.count <= LineAnswers.longestLine ? ByteKeyedTable<Range<Int>>.hash(line) : 0
+        if let kept = answers.answer(toLine: line, hash: hash) { return answers.write(kept, into: &out) }
         do {
             try request.decode(line)
-            try answer(Query(request), into: &out)
+            let q = Query(request)
+            // The same request spelled otherwise (members in another order, other whitespace or
+            // escapes, members the engine ignores such as a client's request id) gets the
+            // answer the first spelling got.
+            q.key(into: &requestKey)
+            let kept = try requestKey.withUnsafeBufferPointer { key -> Range<Int>? in
+                let keyHash = ByteKeyedTable<Range<Int>>.hash(key)
+                if let kept = answers.answer(toRequest: key, hash: keyHash) {
+                    answers.write(kept, into: &out)
+                    return kept
+                }
+                try answer(q, into: &out)
+                guard let kept = answers.keep(out.bytes[mark...]) else { return nil }
+                answers.remember(kept, request: key, hash: keyHash)
+                return kept
+            }
+            if let kept { answers.remember(kept, line: line, hash: hash) }
         } catch {
             // Whatever was written before the failure is dropped: the line's answer is the error.
             out.bytes.removeSubrange(mark...)
@@ -74,23 +98,20 @@ public final class BatchQueryEngine {
     private func bundle(_ reference: String) throws -> IndexedBundle {
         let current = try reader.generation()
         if current != generation {
-            bundles = [:]
-            last = nil
+            bundles.removeAll()
             generation = current
         }
-        if let last, last.reference == reference { return last.bundle }
-        let b: IndexedBundle
-        if let cached = bundles[reference] {
-            b = cached
-        } else {
-            guard let opened = try reader.bundle(reference, context: context) else {
+        var spelled = reference
+        return try spelled.withUTF8 { bytes in
+            let hash = ByteKeyedTable<IndexedBundle>.hash(bytes)
+            if let known = bundles.value(for: bytes, hash: hash) { return known }
+            // The reader's own table of bundles opened by path is left alone: this one is enough.
+            guard let opened = try reader.bundle(reference, context: context, remembering: false) else {
                 throw Refusal(description: notIndexedMessage(reference))
             }
-            bundles[reference] = opened
-            b = opened
+            bundles.insert(opened, for: bytes, hash: hash)
+            return opened
         }
-        last = (reference, b)
-        return b
     }
 
     private func answer(_ q: Query, into out: inout JSONOutput) throws {
@@ -103,12 +124,15 @@ public final class BatchQueryEngine {
             let name = try q.string(.name), type = try q.string(.type), dir = try q.string(.dir)
             // A "loc" member, even null, asks the forLocalization: form; no member, the plain form.
             if op == .path && paths == .absolute {
-                // The bundle's remembered answers (AnswerCache): a line asked before costs a
-                // dictionary probe until the next commit; a first ask reads the index as always.
-                let answer = q.has(.loc)
-                    ? try b.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: try q.string(.loc))
-                    : try b.path(forResource: name, ofType: type, inDirectory: dir)
-                if let answer { out.string(answer) } else { out.null() }
+                // Read from the index: a line asked again is answered by LineAnswers, so the
+                // bundle's AnswerCache would only cost a hash and an insert per first ask.
+                if q.has(.loc) {
+                    let answer = try b.pathReadingIndex(forResource: name, ofType: type, inDirectory: dir,
+                                                        forLocalization: try q.string(.loc))
+                    if let answer { out.string(answer) } else { out.null() }
+                } else if try b.withPath(forResource: name, ofType: type, inDirectory: dir, { out.string(utf8: $0) }) == nil {
+                    out.null()
+                }
                 return
             }
             let hit: ResourceHit?
@@ -260,6 +284,42 @@ private struct Query {
     }
 
     func has(_ field: Field) -> Bool { value(field) != nil }
+
+    /// The members the engine reads, each as a kind and its bytes, into `key` (emptied first):
+    /// two requests with the same key get the same answer, however their lines are spelled.
+    /// Every value is written whole, so requests the engine tells apart have different keys;
+    /// `null` is written as an absent member except for `loc`, the one member whose presence
+    /// the engine asks (`has(.loc)`).
+    func key(into key: inout [UInt8]) {
+        key.removeAll(keepingCapacity: true)
+        func append(_ value: BatchRequest.Value) {
+            switch value {
+            case .null: key.append(1)
+            case .string(let s):
+                key.append(2)
+                appendNumber(UInt64(s.utf8.count))
+                key.append(contentsOf: s.utf8)
+            case .number(let d):
+                key.append(3)
+                appendNumber(d.bitPattern)
+            case .bool(let b): key.append(b ? 5 : 4)
+            case .array(let elements):
+                key.append(6)
+                appendNumber(UInt64(elements.count))
+                elements.forEach(append)
+            }
+        }
+        func appendNumber(_ n: UInt64) {
+            withUnsafeBytes(of: n.littleEndian) { key.append(contentsOf: $0) }
+        }
+        for field in Field.allCases {
+            switch value(field) {
+            case nil: key.append(0)
+            case .null? where field != .loc: key.append(0)
+            case let value?: append(value)
+            }
+        }
+    }
 
     /// A string argument: a string, `null` or absent (both nil). Names, paths and languages may
     /// not hold U+0000 (a C API would cut them there).

@@ -33,25 +33,11 @@ struct BatchProtocolTests {
     @Test("a client that writes one line and waits gets its answer before it sends the next")
     func answersBeforeWaitingForInput() throws {
         let (f, _) = try Self.engine()
-        let server = Process()
-        // Killed after 20 s: an answer held back would otherwise hang the test instead of failing it.
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        server.arguments = ["-s", "KILL", "20", bundleidxBinary, "query", "--batch", "--index", f.indexPath]
-        let input = Pipe(), output = Pipe()
-        server.standardInput = input
-        server.standardOutput = output
-        try server.run()
-        defer { input.fileHandleForWriting.closeFile(); server.waitUntilExit() }
+        let server = try BatchServer(indexPath: f.indexPath)
         let lines = [#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#,
                      #"{"bundle":"com.example.phone","op":"path","name":"none"}"#, "not json"]
         for line in lines {
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
-            var answer = Data()
-            while !answer.contains(10) {
-                let more = output.fileHandleForReading.availableData
-                if more.isEmpty { break }   // the server ended (killed): no answer came
-                answer.append(more)
-            }
+            let answer = server.ask(line)
             #expect(answer.last == 10 && answer.filter { $0 == 10 }.count == 1, "\(line): \(String(decoding: answer, as: UTF8.self))")
         }
     }

@@ -38,4 +38,14 @@ struct PathTextTests {
         #expect(PathText.absolute("x", currentDirectory: cwd()) == "/w/x")
         #expect(asked == 1)
     }
+
+    @Test("join of two components is the variadic join: empty components dropped")
+    func twoComponentJoin() {
+        for a in ["", "a", "a/b", "/"] { for b in ["", "c", "c.lproj", "/"] {
+            let variadic: (String...) -> String = PathText.join
+            #expect(PathText.join(a, b) == variadic(a, b), "\(a) + \(b)")
+        } }
+        #expect(PathText.join("Resources", "en.lproj") == "Resources/en.lproj")
+        #expect(PathText.join("", "en.lproj") == "en.lproj" && PathText.join("Resources", "") == "Resources")
+    }
 }

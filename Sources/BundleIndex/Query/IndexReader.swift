@@ -29,9 +29,15 @@ public final class IndexReader: Sendable {
     /// the index does not hold it. Opened again before the next commit of the index, the same
     /// path and context give back the bundle opened first (its answers kept in memory too).
     public func bundle(atPath path: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
+        try bundle(atPath: path, context: context, remembering: true)
+    }
+
+    /// `bundle(atPath:context:)`; without `remembering` it neither looks among nor adds to the
+    /// bundles opened before, for a caller that keeps its own (the batch engine).
+    package func bundle(atPath path: String, context: SearchContext, remembering: Bool) throws -> IndexedBundle? {
         let absolute = PathText.absolute(path, currentDirectory: ProcessEnvironment.currentDirectory())
         let newest = store.environment.newestTransactionID()
-        if let plan = openedBundles.plan(path: absolute, context: context, newest: newest) {
+        if remembering, let plan = openedBundles.plan(path: absolute, context: context, newest: newest) {
             return IndexedBundle(reader: self, plan: plan)
         }
         let wanted = { BundleInfo.mayRead(infoPlistNamed: $0, context) }
@@ -46,7 +52,7 @@ public final class IndexReader: Sendable {
         }
         guard let record else { return nil }
         let bundle = IndexedBundle(reader: self, record: record, context: context)
-        openedBundles.remember(bundle.plan, path: absolute, transaction: transaction)
+        if remembering { openedBundles.remember(bundle.plan, path: absolute, transaction: transaction) }
         return bundle
     }
 
@@ -69,7 +75,12 @@ public final class IndexReader: Sendable {
     /// `bundle(atPath:)` when `reference` looks like a path or names an indexed bundle,
     /// otherwise `bundle(identifier:)`.
     public func bundle(_ reference: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
-        if let b = try bundle(atPath: reference, context: context) { return b }
+        try bundle(reference, context: context, remembering: true)
+    }
+
+    /// `bundle(_:context:)`, with `remembering` as `bundle(atPath:context:remembering:)` takes it.
+    package func bundle(_ reference: String, context: SearchContext, remembering: Bool) throws -> IndexedBundle? {
+        if let b = try bundle(atPath: reference, context: context, remembering: remembering) { return b }
         if reference.utf8.contains(UInt8(ascii: "/")) { return nil }
         return try bundle(identifier: reference, context: context)
     }
@@ -96,6 +107,11 @@ public final class IndexReader: Sendable {
         lastGeneration.withLock { $0 = (transaction, generation) }
         return generation
     }
+
+    /// The id of LMDB's newest committed transaction: every commit moves it (a build, a
+    /// watcher's batch, a state write), so a value read from the index stays right while it
+    /// stays. A look at the lock file's shared memory, no transaction.
+    package func newestTransactionID() -> UInt64 { store.environment.newestTransactionID() }
 
     /// The generation read last, with the transaction it was read in.
     private let lastGeneration = Mutex<(transaction: UInt64, generation: UInt64)?>(nil)

@@ -77,7 +77,7 @@ struct ResourceKey: Hashable {
 }
 
 /// XXH3 over the parts of a key. The only code that calls xxHash.
-enum Hashing {
+package enum Hashing {
     static func directory(_ path: String) -> UInt64 { xxh3(path, seed: 0) }
     static func directory(_ path: UnsafeRawBufferPointer) -> UInt64 { xxh3(path, seed: 0) }
 
@@ -127,7 +127,12 @@ enum Hashing {
         UInt32(truncatingIfNeeded: xxh3(key, seed: entryCheckSeed ^ UInt64(tableCheck)))
     }
 
+    /// A hash of bytes kept only in memory (the batch's tables of lines and bundle references,
+    /// `BundleIndexJSON`), never stored in the index.
+    package static func memory(_ bytes: UnsafeRawBufferPointer) -> UInt64 { xxh3(bytes, seed: memorySeed) }
+
     private static let checkSeed: UInt64 = 0x6275_6E64_6C65_6964
+    private static let memorySeed: UInt64 = 0x6D65_6D6F_7279_0000
     private static let tableSeed: UInt64 = 0x7461_626C_6500_0000
     private static let entryCheckSeed: UInt64 = 0x656E_7472_7900_0000
     private static let nameCheckSeed: UInt64 = 0x6E61_6D65_0000_0000
