@@ -4,8 +4,10 @@ import Synchronization
 /// one LMDB transaction: every commit — a `build`, a watcher's batch, anything written to the
 /// index — moves the newest transaction id, and the next lookup after it reads the index again
 /// (docs/performance.md, "Query shapes on real trees"). Asking costs one look at the newest
-/// meta page (`mdb_env_info`, no transaction) and one hash of the query.
-final class AnswerCache: Sendable {
+/// meta page (`mdb_env_info`, no transaction) and one hash of the query. A struct around its one
+/// `TransactionScoped`: every bundle opened makes one, and a class around it was one more
+/// allocation and release per bundle.
+struct AnswerCache: Sendable {
     /// A lookup's arguments as given; `localization` is `.none` for the calls without
     /// `forLocalization:`, `.some(nil)` for `forLocalization: nil`.
     struct Query: Hashable, Sendable {
@@ -63,7 +65,7 @@ final class AnswerCache: Sendable {
 
 /// One value read from the index, kept for the LMDB transaction it was read in (as
 /// `AnswerCache` keeps answers).
-final class TransactionMemo<Value: Sendable>: Sendable {
+struct TransactionMemo<Value: Sendable>: Sendable {
     private let kept = TransactionScoped<Value?>(empty: nil)
 
     /// The value kept for transaction `newest`, if any.

@@ -23,24 +23,6 @@ extension PropertyListValue {
         }
     }
 
-    /// Moves `r` past one encoded value without building it (checked as `decode` checks).
-    static func skip(from r: inout ByteReader, depth: Int = 0) throws {
-        guard depth < 256 else { throw IndexFormatError(what: "property list nested too deeply") }
-        guard let tag = Tag(rawValue: try r.u8()) else { throw IndexFormatError(what: "property list tag") }
-        switch tag {
-        case .string, .data: _ = try r.slice()
-        case .integer, .real, .date: _ = try r.u64()
-        case .bool: _ = try r.u8()
-        case .array:
-            for _ in 0..<(try r.count()) { try skip(from: &r, depth: depth + 1) }
-        case .dictionary:
-            for _ in 0..<(try r.count()) {
-                _ = try r.slice()
-                try skip(from: &r, depth: depth + 1)
-            }
-        }
-    }
-
     static func decode(from r: inout ByteReader, depth: Int = 0) throws -> PropertyListValue {
         guard depth < 256 else { throw IndexFormatError(what: "property list nested too deeply") }
         guard let tag = Tag(rawValue: try r.u8()) else { throw IndexFormatError(what: "property list tag") }

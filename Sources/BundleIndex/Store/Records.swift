@@ -49,8 +49,11 @@ package struct BundleRecord: Sendable, Equatable {
         for p in infoPlists {
             w.string(p.name)
             if let d = p.dictionary {
+                // Length first: a query that does not read this file steps over it in one move.
+                var dictionary = ByteWriter(capacity: 256)
+                PropertyListValue.dictionary(d).encode(into: &dictionary)
                 w.u8(1)
-                PropertyListValue.dictionary(d).encode(into: &w)
+                w.string(utf8: dictionary.bytes)
             } else {
                 w.u8(0)
             }
@@ -94,14 +97,13 @@ package struct BundleRecord: Sendable, Equatable {
         var plists: [InfoPlistFile] = []
         for _ in 0..<(try r.count()) {
             let name = try r.string()
-            if let wanted, !wanted(name) {
-                if try r.u8() == 1 { try PropertyListValue.skip(from: &r) }
-                continue
-            }
+            let parsed = try r.u8() == 1 ? try r.slice() : nil
+            if let wanted, !wanted(name) { continue }
             var dict: [String: PropertyListValue]?
-            if try r.u8() == 1 {
-                guard case .dictionary(let d) = try PropertyListValue.decode(from: &r) else {
-                    throw IndexFormatError(what: "Info.plist is not a dictionary")
+            if let parsed {
+                var inner = ByteReader(parsed)
+                guard case .dictionary(let d) = try PropertyListValue.decode(from: &inner), inner.isAtEnd else {
+                    throw IndexFormatError(what: "Info.plist is not one dictionary")
                 }
                 dict = d
             }
