@@ -4,10 +4,10 @@ import Synchronization
 /// one LMDB transaction: every commit — a `build`, a watcher's batch, anything written to the
 /// index — moves the newest transaction id, and the next lookup after it reads the index again
 /// (docs/performance.md, "Query shapes on real trees"). Asking costs one look at the newest
-/// meta page (`mdb_env_info`, no transaction) and one hash of the query. A struct around its one
-/// `TransactionScoped`: every bundle opened makes one, and a class around it was one more
-/// allocation and release per bundle.
-struct AnswerCache: Sendable {
+/// meta page (`mdb_env_info`, no transaction) and one hash of the query. Held inline by the
+/// bundle's `SearchPlan`, as its `TransactionScoped` is: opening a bundle allocates nothing for
+/// its caches (with a class each, they were a quarter of opening and closing a bundle).
+struct AnswerCache: ~Copyable, Sendable {
     /// A lookup's arguments as given; `localization` is `.none` for the calls without
     /// `forLocalization:`, `.some(nil)` for `forLocalization: nil`.
     struct Query: Hashable, Sendable {
@@ -65,7 +65,7 @@ struct AnswerCache: Sendable {
 
 /// One value read from the index, kept for the LMDB transaction it was read in (as
 /// `AnswerCache` keeps answers).
-struct TransactionMemo<Value: Sendable>: Sendable {
+struct TransactionMemo<Value: Sendable>: ~Copyable, Sendable {
     private let kept = TransactionScoped<Value?>(empty: nil)
 
     /// The value kept for transaction `newest`, if any.
@@ -111,7 +111,10 @@ final class OpenedBundles: Sendable {
 /// (`AnswerCache`, `TransactionMemo`, `OpenedBundles`, `LocalizedStringMemo`): every commit moves
 /// the newest transaction id, a value kept for another transaction is never handed out, and
 /// what an older transaction read never replaces what a newer one read.
-final class TransactionScoped<Value: Sendable>: Sendable {
+///
+/// A noncopyable struct around its lock, so that it lives inside whatever keeps it (a bundle's
+/// `SearchPlan`) instead of in an allocation of its own.
+struct TransactionScoped<Value: Sendable>: ~Copyable, Sendable {
     private let empty: Value
     private let state: Mutex<(transaction: UInt64, value: Value)>
 
