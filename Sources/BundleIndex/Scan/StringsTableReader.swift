@@ -3,11 +3,12 @@
 // one or as two scalars), where CF's dictionary — and so `Bundle.localizedString` — keeps both.
 import CoreFoundation
 
-/// Reads a `.strings` or `.stringsdict` file into the entries the index keeps for it, with
-/// CF's own parser (`CFPropertyListCreateWithData`): OpenStep text with or without the outer
+/// Reads a `.strings` or `.stringsdict` file into the entries the index keeps for it, as CF's
+/// own parser (`CFPropertyListCreateWithData`) reads it: OpenStep text with or without the outer
 /// braces, XML and binary property lists, UTF-8 or UTF-16 with a byte-order mark — whatever
 /// `CFBundleCopyLocalizedString` reads, read the same way (docs/foundation-dropin.md,
-/// "Localized strings").
+/// "Localized strings"). The common form, OpenStep text, goes through `OpenStepStringsParser`,
+/// which gives CF's answer faster; whatever that parser is not certain of goes to CF.
 enum StringsTableReader {
     static func read(bundlePath: String, relativePath: String) -> StringsTable {
         let file = FileSystem.readFileStamped(bundlePath + "/" + relativePath, limit: StringsTable.sizeLimit)
@@ -19,6 +20,12 @@ enum StringsTableReader {
 
     /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.
     static func entries(from bytes: [UInt8], dictionaryFile: Bool) -> [StringsTable.Entry] {
+        if !dictionaryFile, let entries = OpenStepStringsParser.entries(from: bytes) { return entries }
+        return propertyListEntries(from: bytes, dictionaryFile: dictionaryFile)
+    }
+
+    /// `entries(from:dictionaryFile:)` through CF alone (the differential tests' oracle).
+    static func propertyListEntries(from bytes: [UInt8], dictionaryFile: Bool) -> [StringsTable.Entry] {
         guard !bytes.isEmpty, let data = CFDataCreate(kCFAllocatorSystemDefault, bytes, bytes.count) else { return [] }
         guard let parsed = CFPropertyListCreateWithData(kCFAllocatorSystemDefault, data, CFOptionFlags(0), nil, nil)?
                 .takeRetainedValue(), CFGetTypeID(parsed) == CFDictionaryGetTypeID() else { return [] }
