@@ -51,16 +51,25 @@ struct StringsTableReaderTests {
         return Dictionary((narrow ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// Every file of the corpus named by BUNDLEIDX_REAL_CORPUS whose path passes `filter`, with
+    /// its bytes.
+    static func realCorpusFiles(where filter: (String) -> Bool) throws -> [(path: String, bytes: [UInt8])] {
+        let corpus = try #require(ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"])
+        let walk = try #require(FileManager.default.enumerator(atPath: corpus))
+        var out: [(path: String, bytes: [UInt8])] = []
+        while let relative = walk.nextObject() as? String {
+            if filter(relative), let data = FileManager.default.contents(atPath: corpus + "/" + relative) { out.append((relative, Array(data))) }
+        }
+        return out
+    }
+
     @Test("every table of a real corpus reads as CF reads it, most of them without CF (tools/real-corpus DIR, then BUNDLEIDX_REAL_CORPUS=DIR)",
           .enabled(if: ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"] != nil, "no real corpus named"))
     func realTables() throws {
-        let corpus = try #require(ProcessInfo.processInfo.environment["BUNDLEIDX_REAL_CORPUS"])
-        let walk = try #require(FileManager.default.enumerator(atPath: corpus))
         var tables = 0, decided = 0, differing: [String] = []
-        while let relative = walk.nextObject() as? String {
-            guard relative.hasSuffix(".strings"), let data = FileManager.default.contents(atPath: corpus + "/" + relative) else { continue }
+        for (relative, bytes) in try Self.realCorpusFiles(where: { $0.hasSuffix(".strings") }) {
             tables += 1
-            let (cf, narrow) = Self.both(Array(data))
+            let (cf, narrow) = Self.both(bytes)
             guard let narrow else { continue }
             decided += 1
             if Self.comparable(narrow) != Self.comparable(cf) { differing.append(relative) }

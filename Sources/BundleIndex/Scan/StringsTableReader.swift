@@ -67,10 +67,19 @@ enum StringsTableReader {
     private static func string(_ object: UnsafeRawPointer) -> String? {
         guard CFGetTypeID(unsafeBitCast(object, to: CFTypeRef.self)) == CFStringGetTypeID() else { return nil }
         let s = unsafeBitCast(object, to: CFString.self)
+        if let valid = validString(s) { return valid }
         let length = CFStringGetLength(s)
-        // Fast path: CF's own UTF-8 conversion, kept when it is valid UTF-8 — then it is the one
-        // transcoding of the code units. Decoding UTF-16 in Swift took a quarter of the scan of
-        // the real corpus (its generic, repairing path); lone surrogates still take that path.
+        var units = [UniChar](repeating: 0, count: length)
+        CFStringGetCharacters(s, CFRange(location: 0, length: length), &units)
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// A CFString as a String when its code units are valid UTF-16; nil for lone surrogates.
+    static func validString(_ s: CFString) -> String? {
+        let length = CFStringGetLength(s)
+        // CF's own UTF-8 conversion, kept when it is valid UTF-8 — then it is the one transcoding
+        // of the code units. Decoding UTF-16 in Swift took a quarter of the scan of the real
+        // corpus (its generic, repairing path); lone surrogates still take that path.
         let capacity = length * 3
         let fast = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             var used: CFIndex = 0
@@ -78,10 +87,8 @@ enum StringsTableReader {
                                              0, false, buffer.baseAddress, capacity, &used)
             count = converted == length ? used : 0
         }
-        if fast.count > 0 || length == 0, let decoded = String(validating: fast, as: UTF8.self) { return decoded }
-        var units = [UniChar](repeating: 0, count: length)
-        CFStringGetCharacters(s, CFRange(location: 0, length: length), &units)
-        return String(decoding: units, as: UTF16.self)
+        guard fast.count > 0 || length == 0 else { return nil }
+        return String(validating: fast, as: UTF8.self)
     }
 
     /// A `.stringsdict` entry's `NSStringLocalizedFormatKey`: the string Apple's Foundation
