@@ -62,7 +62,7 @@ final class ScanPipeline: @unchecked Sendable {
                     // spare while the walking thread lists directories (docs/scanning.md,
                     // "Reading strings tables").
                     guard case .scanned(var bundle) = item else { try consume(item); continue }
-                    bundle.tables = StringsTableReader.tables(bundlePath: bundle.path, directories: bundle.directories)
+                    bundle.tables = BundleScanner.readStringsTables(bundlePath: bundle.path, directories: bundle.directories)
                     try consume(.scanned(bundle))
                 }
             }

@@ -16,7 +16,7 @@ struct BundleScanner {
     /// Listings already read by the tree walker, by absolute path.
     var listingCache: [String: DirectoryListing] = [:]
     private(set) var warnings: [String] = []
-    /// False: the scan leaves `tables` empty, for `StringsTableReader.tables` to fill on another
+    /// False: the scan leaves `tables` empty, for `readStringsTables` to fill on another
     /// thread (`ScanPipeline`).
     var readsStringsTables = true
     /// Absolute paths of directories that could not be listed (the walker skips them).
@@ -65,7 +65,7 @@ struct BundleScanner {
         let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
         let strings = readStringsFiles(layout: layout, byPath: byPath)
         // Tables carry their own modification times (kept in their table records, not here).
-        let tables = readsStringsTables ? StringsTableReader.tables(bundlePath: bundlePath, directories: directories) : []
+        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories) : []
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
         let fileStamps = layoutStamps(layout: layout, byPath: byPath)
@@ -232,6 +232,20 @@ struct BundleScanner {
         if !out.contains(where: { $0.name == "Info.plist" }),
            let odd = out.first(where: { $0.name.lowercased() == "info.plist" }) {
             warnings.append("\(bundlePath): Info.plist is spelled \(odd.name); Foundation on Linux reads none")
+        }
+        return out
+    }
+
+    /// Every `.strings` and `.stringsdict` file of a bundle's indexed directories, read: whichever
+    /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
+    /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
+    /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
+    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory]) -> [StringsTable] {
+        var out: [StringsTable] = []
+        for d in directories {
+            for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
+                out.append(StringsTableReader.read(bundlePath: bundlePath, relativePath: PathText.join(d.path, e.name)))
+            }
         }
         return out
     }

@@ -124,7 +124,7 @@ struct OpenStepStringsParser {
     /// `key = value;` and `key;` (the value is the key) until something that starts no key.
     private mutating func content() -> [StringsTable.Entry]? {
         var entries: [StringsTable.Entry] = []
-        var position: [Key: Int] = [:]
+        var hashes: [UInt64] = []
         while skipSpace(), Self.startsString(text[at]) {
             guard let key = string(), skipSpace() else { return nil }
             let value: String
@@ -139,19 +139,39 @@ struct OpenStepStringsParser {
             default:
                 return nil
             }
-            // A key written twice keeps its last value (CFDictionarySetValue).
-            let entry = StringsTable.Entry(key: key, value: value)
-            let byBytes = Key(text: key)
-            if let i = position[byBytes] {
-                entries[i] = entry
-            } else {
-                position[byBytes] = entries.count
-                entries.append(entry)
-            }
+            entries.append(StringsTable.Entry(key: key, value: value))
+            hashes.append(Self.fnv1a(key))
             guard skipSpace(), text[at] == UInt8(ascii: ";") else { return nil }
             at += 1
         }
-        return entries
+        return Self.lastValues(entries, hashes: hashes)
+    }
+
+    /// Each key once, with its last value (CFDictionarySetValue), at its first place. Most
+    /// tables repeat no key, which sorting their keys' hashes shows at a fraction of the cost
+    /// of a dictionary of the keys (which was most of the parse).
+    private static func lastValues(_ entries: [StringsTable.Entry], hashes: [UInt64]) -> [StringsTable.Entry] {
+        let sorted = hashes.sorted()
+        guard zip(sorted, sorted.dropFirst()).contains(where: { $0 == $1 }) else { return entries }
+        var out: [StringsTable.Entry] = []
+        var position: [Key: Int] = [:]
+        for entry in entries {
+            let byBytes = Key(text: entry.key)
+            if let i = position[byBytes] {
+                out[i] = entry
+            } else {
+                position[byBytes] = out.count
+                out.append(entry)
+            }
+        }
+        return out
+    }
+
+    /// FNV-1a of the key's UTF-8 bytes: equal keys hash alike.
+    private static func fnv1a(_ key: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return hash
     }
 
     /// A key compared by its UTF-8 bytes, as CF compares code units (Swift's `String` equality

@@ -10,20 +10,6 @@ import CoreFoundation
 /// "Localized strings"). The common form, OpenStep text, goes through `OpenStepStringsParser`,
 /// which gives CF's answer faster; whatever that parser is not certain of goes to CF.
 enum StringsTableReader {
-    /// Every `.strings` and `.stringsdict` file of a bundle's indexed directories, read: whichever
-    /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
-    /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
-    /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
-    static func tables(bundlePath: String, directories: [ScannedDirectory]) -> [StringsTable] {
-        var out: [StringsTable] = []
-        for d in directories {
-            for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
-                out.append(read(bundlePath: bundlePath, relativePath: PathText.join(d.path, e.name)))
-            }
-        }
-        return out
-    }
-
     static func read(bundlePath: String, relativePath: String) -> StringsTable {
         let file = FileSystem.readFileStamped(bundlePath + "/" + relativePath, limit: StringsTable.sizeLimit)
         if file.oversized { return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .notRead) }
