@@ -110,17 +110,31 @@ struct ScanTests {
         #expect(result.stderr.contains("2 unreadable directories were skipped"), "\(result.stderr)")
     }
 
-    @Test("the scan thread hands over every bundle in walk order")
+    @Test("the scan threads hand over every bundle in walk order, with the strings tables a plain scan reads")
     func pipelineOrder() throws {
         var files: [String: String] = [:]
-        for b in 0..<12 { files["B\(b).app/Info.plist"] = infoPlist(["CFBundleIdentifier": "b\(b)"]) }
+        for b in 0..<12 {
+            files["B\(b).app/Info.plist"] = infoPlist(["CFBundleIdentifier": "b\(b)"])
+            files["B\(b).app/en.lproj/Localizable.strings"] = "\"k\" = \"v\\(b)\";"
+            files["B\(b).app/Nested\(b).bundle/Info.plist"] = infoPlist([:])
+            files["B\(b).app/Nested\(b).bundle/fr.lproj/T.strings"] = b % 2 == 0 ? "\"n\" = \"\\(b)\";" : "broken"
+        }
         let f = try BundleFixture(files)
-        var handed: [String] = []
-        let report = try ScanPipeline.run(root: f.root) { handed.append($0.path) }
-        var walked: [String] = []
-        _ = try TreeWalker().walk(root: f.root) { walked.append($0.path) }
-        #expect(handed == walked)
-        #expect(report.bundles == 12)
+        // Strings tables are read on the pipeline's second thread: each bundle still arrives in
+        // walk order with the tables a plain scan reads, whatever the hand-off capacity.
+        for capacity in [1, 2, 8] {
+            var handed: [(String, [StringsTable])] = []
+            let report = try ScanPipeline.run(root: f.root, capacity: capacity) { item in
+                guard case .scanned(let bundle) = item else { return }
+                handed.append((bundle.path, bundle.tables))
+            }
+            var walked: [(String, [StringsTable])] = []
+            _ = try TreeWalker().walk(root: f.root) { walked.append(($0.path, $0.tables)) }
+            #expect(handed.map(\.0) == walked.map(\.0))
+            #expect(handed.map(\.1) == walked.map(\.1))
+            #expect(walked.allSatisfy { !$0.1.isEmpty })
+            #expect(report.bundles == 24)
+        }
     }
 
     @Test("a write error stops the scan thread and reaches the caller")

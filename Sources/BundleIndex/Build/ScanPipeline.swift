@@ -2,7 +2,11 @@ import Foundation
 
 /// Walks a root on a thread of its own and hands the scanned bundles, in walk order, to the
 /// calling thread, so that scanning the next bundle (directory reads, sorting, Info.plist
-/// parsing) overlaps with writing the previous one on a second core.
+/// parsing) overlaps with writing the previous one on a second core. The calling thread also
+/// reads each bundle's strings tables before writing it: the walk is the longer half, and the
+/// tables are a third of it on real trees (docs/scanning.md, "Reading strings tables"). They are
+/// read by the same function a plain scan uses, bundle after bundle in walk order, so the index
+/// is the same whatever the timing.
 ///
 /// The write transaction never leaves the calling thread: LMDB ties a write transaction and
 /// its writer lock to the thread that began it. At most `capacity` scanned bundles wait (and as
@@ -53,7 +57,14 @@ final class ScanPipeline: @unchecked Sendable {
         walking.start()
         do {
             while let items = try pipeline.next() {
-                for item in items { try consume(item) }
+                for item in items {
+                    // The strings tables are read here, on the writing thread, which has time to
+                    // spare while the walking thread lists directories (docs/scanning.md,
+                    // "Reading strings tables").
+                    guard case .scanned(var bundle) = item else { try consume(item); continue }
+                    bundle.tables = BundleScanner.readStringsTables(bundlePath: bundle.path, directories: bundle.directories)
+                    try consume(.scanned(bundle))
+                }
             }
         } catch {
             pipeline.cancel()
@@ -66,6 +77,7 @@ final class ScanPipeline: @unchecked Sendable {
         let result = Result {
             var walker = TreeWalker()
             walker.declaredBundles = declaredBundles
+            walker.readsStringsTables = false
             guard let index else { return try walker.walk(root: root) { try self.hand(.scanned($0)) } }
             return try index.read { snapshot in
                 let unchanged = UnchangedBundles(snapshot: snapshot, root: root)

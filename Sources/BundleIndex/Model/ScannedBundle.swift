@@ -16,7 +16,7 @@ package struct ScannedBundle {
     /// Parsed `InfoPlist*.strings` files that a search for `InfoPlist.strings` can return.
     package let stringsFiles: [StringsFile]
     /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
-    package let tables: [StringsTable]
+    package var tables: [StringsTable]
     package let warnings: [String]
     /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
     /// matters, and rewriting a file in place does not change its directory's mtime.

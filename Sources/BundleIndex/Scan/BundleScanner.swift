@@ -16,6 +16,9 @@ struct BundleScanner {
     /// Listings already read by the tree walker, by absolute path.
     var listingCache: [String: DirectoryListing] = [:]
     private(set) var warnings: [String] = []
+    /// False: the scan leaves `tables` empty, for `readStringsTables` to fill on another
+    /// thread (`ScanPipeline`).
+    var readsStringsTables = true
     /// Absolute paths of directories that could not be listed (the walker skips them).
     private(set) var unreadable: Set<String> = []
     var unreadableDirectories: Int { unreadable.count }
@@ -62,7 +65,7 @@ struct BundleScanner {
         let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
         let strings = readStringsFiles(layout: layout, byPath: byPath)
         // Tables carry their own modification times (kept in their table records, not here).
-        let tables = readStringsTables(directories)
+        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories) : []
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
         let fileStamps = layoutStamps(layout: layout, byPath: byPath)
@@ -102,8 +105,10 @@ struct BundleScanner {
     }
 
     private mutating func walkTree(from start: String) -> [ScannedDirectory] {
+        // A `realpath` reads every component's link (a `readlink` each: 6 % of a build of real
+        // trees), so the bundle's is not asked twice when the walk starts at the bundle.
         guard let bundleReal = FileSystem.realPath(bundlePath),
-              let startReal = FileSystem.realPath(start.isEmpty ? bundlePath : bundlePath + "/" + start)
+              let startReal = start.isEmpty ? bundleReal : FileSystem.realPath(bundlePath + "/" + start)
         else { return [] }
         var out: [ScannedDirectory] = []
         // (relative path, its real path, real paths of the directories above it: the loop
@@ -233,11 +238,11 @@ struct BundleScanner {
         return out
     }
 
-    /// Every `.strings` and `.stringsdict` file of the indexed directories, read: whichever
+    /// Every `.strings` and `.stringsdict` file of a bundle's indexed directories, read: whichever
     /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
     /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
     /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
-    private func readStringsTables(_ directories: [ScannedDirectory]) -> [StringsTable] {
+    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory]) -> [StringsTable] {
         var out: [StringsTable] = []
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {

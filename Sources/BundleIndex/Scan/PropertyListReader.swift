@@ -46,20 +46,36 @@ enum PropertyListReader {
 
     static func dictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
         guard !bytes.isEmpty else { return .failure(.empty) }
+        switch CoreFoundationPropertyList.parse(bytes) {
+        case .parsed(.dictionary(let d)?): return .success(d)
+        case .parsed: return .failure(.notADictionary)
+        case .unparsable: return gnustep ? gnustepDictionary(bytes) : .failure(.malformed)
+        case .leftToFoundation: return foundationDictionary(from: bytes, gnustep: gnustep)
+        }
+    }
+
+    /// `dictionary(from:gnustep:)` through Foundation's `PropertyListSerialization` and its
+    /// bridged objects: for what `CoreFoundationPropertyList` leaves, and the tests' oracle.
+    static func foundationDictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
+        guard !bytes.isEmpty else { return .failure(.empty) }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
-            guard gnustep else { return .failure(.malformed) }
-            do {
-                guard case .dictionary(let d) = try GNUstepPropertyList.parse(bytes) else { return .failure(.notADictionary) }
-                return .success(d)
-            } catch {
-                return .failure(.malformedGNUstep(error))
-            }
+            return gnustep ? gnustepDictionary(bytes) : .failure(.malformed)
         }
         guard case .dictionary(let d)? = convert(object) else { return .failure(.notADictionary) }
         return .success(d)
+    }
+
+    /// A text CF cannot parse, read with GNUstep's grammar.
+    private static func gnustepDictionary(_ bytes: [UInt8]) -> Result<[String: PropertyListValue], Failure> {
+        do {
+            guard case .dictionary(let d) = try GNUstepPropertyList.parse(bytes) else { return .failure(.notADictionary) }
+            return .success(d)
+        } catch {
+            return .failure(.malformedGNUstep(error))
+        }
     }
 
     /// Foundation's bridged plist objects → `PropertyListValue`. On Linux a CFBoolean arrives as

@@ -3,11 +3,12 @@
 // one or as two scalars), where CF's dictionary — and so `Bundle.localizedString` — keeps both.
 import CoreFoundation
 
-/// Reads a `.strings` or `.stringsdict` file into the entries the index keeps for it, with
-/// CF's own parser (`CFPropertyListCreateWithData`): OpenStep text with or without the outer
+/// Reads a `.strings` or `.stringsdict` file into the entries the index keeps for it, as CF's
+/// own parser (`CFPropertyListCreateWithData`) reads it: OpenStep text with or without the outer
 /// braces, XML and binary property lists, UTF-8 or UTF-16 with a byte-order mark — whatever
 /// `CFBundleCopyLocalizedString` reads, read the same way (docs/foundation-dropin.md,
-/// "Localized strings").
+/// "Localized strings"). The common form, OpenStep text, goes through `OpenStepStringsParser`,
+/// which gives CF's answer faster; whatever that parser is not certain of goes to CF.
 enum StringsTableReader {
     static func read(bundlePath: String, relativePath: String) -> StringsTable {
         let file = FileSystem.readFileStamped(bundlePath + "/" + relativePath, limit: StringsTable.sizeLimit)
@@ -19,6 +20,12 @@ enum StringsTableReader {
 
     /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.
     static func entries(from bytes: [UInt8], dictionaryFile: Bool) -> [StringsTable.Entry] {
+        if !dictionaryFile, let entries = OpenStepStringsParser.entries(from: bytes) { return entries }
+        return propertyListEntries(from: bytes, dictionaryFile: dictionaryFile)
+    }
+
+    /// `entries(from:dictionaryFile:)` through CF alone (the differential tests' oracle).
+    static func propertyListEntries(from bytes: [UInt8], dictionaryFile: Bool) -> [StringsTable.Entry] {
         guard !bytes.isEmpty, let data = CFDataCreate(kCFAllocatorSystemDefault, bytes, bytes.count) else { return [] }
         guard let parsed = CFPropertyListCreateWithData(kCFAllocatorSystemDefault, data, CFOptionFlags(0), nil, nil)?
                 .takeRetainedValue(), CFGetTypeID(parsed) == CFDictionaryGetTypeID() else { return [] }
@@ -46,10 +53,19 @@ enum StringsTableReader {
     private static func string(_ object: UnsafeRawPointer) -> String? {
         guard CFGetTypeID(unsafeBitCast(object, to: CFTypeRef.self)) == CFStringGetTypeID() else { return nil }
         let s = unsafeBitCast(object, to: CFString.self)
+        if let valid = validString(s) { return valid }
         let length = CFStringGetLength(s)
-        // Fast path: CF's own UTF-8 conversion, kept when it is valid UTF-8 — then it is the one
-        // transcoding of the code units. Decoding UTF-16 in Swift took a quarter of the scan of
-        // the real corpus (its generic, repairing path); lone surrogates still take that path.
+        var units = [UniChar](repeating: 0, count: length)
+        CFStringGetCharacters(s, CFRange(location: 0, length: length), &units)
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// A CFString as a String when its code units are valid UTF-16; nil for lone surrogates.
+    static func validString(_ s: CFString) -> String? {
+        let length = CFStringGetLength(s)
+        // CF's own UTF-8 conversion, kept when it is valid UTF-8 — then it is the one transcoding
+        // of the code units. Decoding UTF-16 in Swift took a quarter of the scan of the real
+        // corpus (its generic, repairing path); lone surrogates still take that path.
         let capacity = length * 3
         let fast = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             var used: CFIndex = 0
@@ -57,10 +73,8 @@ enum StringsTableReader {
                                              0, false, buffer.baseAddress, capacity, &used)
             count = converted == length ? used : 0
         }
-        if fast.count > 0 || length == 0, let decoded = String(validating: fast, as: UTF8.self) { return decoded }
-        var units = [UniChar](repeating: 0, count: length)
-        CFStringGetCharacters(s, CFRange(location: 0, length: length), &units)
-        return String(decoding: units, as: UTF16.self)
+        guard fast.count > 0 || length == 0 else { return nil }
+        return String(validating: fast, as: UTF8.self)
     }
 
     /// A `.stringsdict` entry's `NSStringLocalizedFormatKey`: the string Apple's Foundation

@@ -1,0 +1,335 @@
+/// A narrow reader of the OpenStep text form of `.strings` files — `"key" = "value";` lines,
+/// with or without the outer braces, in UTF-8 (with or without a byte-order mark) or UTF-16 with
+/// one — that answers exactly what CoreFoundation's old-style parser
+/// (`__CFCreateOldStylePropertyListOrStringsFile`) makes of such a file, several times faster
+/// (docs/scanning.md, "Reading strings tables"; docs/performance.md).
+///
+/// It answers only when it is certain; `nil` means "ask CF": XML and binary property lists,
+/// other encodings, text that is not valid UTF-8 or UTF-16, lone surrogates, values that are not
+/// strings (a dictionary, an array, data), an octal escape above `\177` (CF maps it through
+/// the NeXTSTEP Latin table), and every text CF would not read as a table — so the failure and
+/// the line CF writes to standard error about it stay CF's own. `StringsTableReaderTests` compares
+/// the two on every real table and on generated ones.
+struct OpenStepStringsParser {
+    /// UTF-8 without a byte-order mark.
+    private let text: [UInt8]
+    private var at = 0
+
+    private init(text: [UInt8]) { self.text = text }
+
+    /// The table's entries (each key once, with the value CF keeps: the last one written), or nil
+    /// when CF must decide.
+    static func entries(from bytes: [UInt8]) -> [StringsTable.Entry]? {
+        guard let text = utf8Text(bytes), !startsLikeXML(text) else { return nil }
+        var parser = OpenStepStringsParser(text: text)
+        return parser.table()
+    }
+
+    // MARK: - encodings (CF's `encodingForXMLData`, then the old-style parser's CFString)
+
+    /// The text as UTF-8, as CF decodes the file; nil for any form CF reads otherwise or that
+    /// this reader does not take.
+    private static func utf8Text(_ bytes: [UInt8]) -> [UInt8]? {
+        // A binary property list, and UTF-32 with a byte-order mark.
+        if bytes.starts(with: Array("bplist".utf8)) { return nil }
+        if bytes.count > 4 && (bytes.starts(with: [0, 0, 0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE, 0, 0])) { return nil }
+        // CF's UTF-8 decoding drops a byte-order mark.
+        if bytes.count >= 3 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return validUTF8(bytes, from: 3) }
+        if bytes.count > 2 {
+            if bytes[0] == 0xFF && bytes[1] == 0xFE { return utf16(bytes, bigEndian: false) }
+            if bytes[0] == 0xFE && bytes[1] == 0xFF { return utf16(bytes, bigEndian: true) }
+            // UTF-16 without a byte-order mark, CF's guess when one of the first two bytes is 0.
+            if bytes[0] == 0 || bytes[1] == 0 { return nil }
+        }
+        return validUTF8(bytes, from: 0)
+    }
+
+    /// `bytes` from `start` on, when they are valid UTF-8.
+    private static func validUTF8(_ bytes: [UInt8], from start: Int) -> [UInt8]? {
+        guard (try? UTF8Span(validating: bytes.span.extracting(start..<bytes.count))) != nil else { return nil }
+        return start == 0 ? bytes : Array(bytes[start...])
+    }
+
+    /// UTF-16 after its byte-order mark, as UTF-8; nil for an odd length, a lone surrogate or a
+    /// second byte-order mark (which this reader leaves to CF).
+    private static func utf16(_ bytes: [UInt8], bigEndian: Bool) -> [UInt8]? {
+        guard bytes.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 2
+        var high: UInt32? = nil
+        while i < bytes.count {
+            let unit = bigEndian ? UInt32(bytes[i]) << 8 | UInt32(bytes[i + 1]) : UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i])
+            i += 2
+            if unit < 0x80 && high == nil {
+                out.append(UInt8(unit))
+            } else if let h = high {
+                guard (0xDC00...0xDFFF).contains(unit) else { return nil }
+                appendUTF8(0x10000 + ((h - 0xD800) << 10) + (unit - 0xDC00), to: &out)
+                high = nil
+            } else if (0xD800...0xDBFF).contains(unit) {
+                high = unit
+            } else if (0xDC00...0xDFFF).contains(unit) || (unit == 0xFEFF && i == 4) {
+                return nil
+            } else {
+                appendUTF8(unit, to: &out)
+            }
+        }
+        return high == nil ? out : nil
+    }
+
+    @inline(__always)
+    private static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case ..<0x80:
+            out.append(UInt8(scalar))
+        case ..<0x800:
+            out.append(UInt8(0xC0 | scalar >> 6)); out.append(UInt8(0x80 | scalar & 0x3F))
+        case ..<0x10000:
+            out.append(UInt8(0xE0 | scalar >> 12)); out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            out.append(UInt8(0xF0 | scalar >> 18)); out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            out.append(UInt8(0x80 | scalar >> 6 & 0x3F)); out.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// CF tries the XML parser first; it can only succeed when the first printable ASCII
+    /// character is `<` (its white space is ASCII controls, bytes 0x7F–0xA0 and some spaces
+    /// above U+2000, never a printable ASCII character). Such a text is left to CF.
+    private static func startsLikeXML(_ text: [UInt8]) -> Bool {
+        text.first { $0 > 0x20 && $0 < 0x7F } == UInt8(ascii: "<")
+    }
+
+    // MARK: - the grammar (CF's parsePlistObject, parsePlistDictContent)
+
+    /// A top-level `{ … }`, or entries without braces (CF sees a string followed by more text,
+    /// then parses the whole text again as a dictionary's content). White space alone is an
+    /// empty table.
+    private mutating func table() -> [StringsTable.Entry]? {
+        guard skipSpace() else { return [] }
+        if text[at] == UInt8(ascii: "{") {
+            at += 1
+            guard let entries = content(), skipSpace(), text[at] == UInt8(ascii: "}") else { return nil }
+            at += 1
+            return skipSpace() ? nil : entries
+        }
+        // The first object must be a string, and text must follow it (a lone string is no table).
+        guard Self.startsString(text[at]), string() != nil, skipSpace() else { return nil }
+        at = 0
+        guard let entries = content(), !skipSpace() else { return nil }
+        return entries
+    }
+
+    /// `key = value;` and `key;` (the value is the key) until something that starts no key.
+    private mutating func content() -> [StringsTable.Entry]? {
+        var entries: [StringsTable.Entry] = []
+        var hashes: [UInt64] = []
+        while skipSpace(), Self.startsString(text[at]) {
+            guard let key = string(), skipSpace() else { return nil }
+            let value: String
+            switch text[at] {
+            case UInt8(ascii: ";"):
+                value = key
+            case UInt8(ascii: "="):
+                at += 1
+                // A value that is not a string (`{`, `(`, `<`) is CF's to read.
+                guard skipSpace(), Self.startsString(text[at]), let string = string() else { return nil }
+                value = string
+            default:
+                return nil
+            }
+            entries.append(StringsTable.Entry(key: key, value: value))
+            hashes.append(Self.fnv1a(key))
+            guard skipSpace(), text[at] == UInt8(ascii: ";") else { return nil }
+            at += 1
+        }
+        return Self.lastValues(entries, hashes: hashes)
+    }
+
+    /// Each key once, with its last value (CFDictionarySetValue), at its first place. Most
+    /// tables repeat no key, which sorting their keys' hashes shows at a fraction of the cost
+    /// of a dictionary of the keys (which was most of the parse).
+    private static func lastValues(_ entries: [StringsTable.Entry], hashes: [UInt64]) -> [StringsTable.Entry] {
+        let sorted = hashes.sorted()
+        guard zip(sorted, sorted.dropFirst()).contains(where: { $0 == $1 }) else { return entries }
+        var out: [StringsTable.Entry] = []
+        var position: [Key: Int] = [:]
+        for entry in entries {
+            let byBytes = Key(text: entry.key)
+            if let i = position[byBytes] {
+                out[i] = entry
+            } else {
+                position[byBytes] = out.count
+                out.append(entry)
+            }
+        }
+        return out
+    }
+
+    /// FNV-1a of the key's UTF-8 bytes: equal keys hash alike.
+    private static func fnv1a(_ key: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return hash
+    }
+
+    /// A key compared by its UTF-8 bytes, as CF compares code units (Swift's `String` equality
+    /// would merge canonically equivalent keys, "é" in one scalar and in two).
+    private struct Key: Hashable {
+        let text: String
+        static func == (a: Key, b: Key) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+        func hash(into hasher: inout Hasher) {
+            // One buffer, not byte by byte (combining each byte was a tenth of the parse); the
+            // pointer lives only inside `withUTF8`.
+            var text = text
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    private static func startsString(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || isBare(c)
+    }
+
+    /// CF's `isValidUnquotedStringCharacter`.
+    private static func isBare(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// A quoted or bare string at `at` (which `startsString`), as UTF-8.
+    private mutating func string() -> String? {
+        let first = text[at]
+        guard first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") else {
+            let start = at
+            while at < text.count && Self.isBare(text[at]) { at += 1 }
+            return String(decoding: text[start..<at], as: UTF8.self)
+        }
+        at += 1
+        return quoted(until: first)
+    }
+
+    /// CF's `parseQuotedPlistString`: the text up to the closing quote, escapes resolved; nil
+    /// when unterminated or when an escape is left to CF.
+    private mutating func quoted(until quote: UInt8) -> String? {
+        let start = at
+        var out: [UInt8] = []
+        var mark = at
+        // A high surrogate written as `\UD83D`, waiting for its low half (`\UDE00`).
+        var high: UInt32? = nil
+        while at < text.count {
+            let c = text[at]
+            if c == quote { break }
+            guard c == UInt8(ascii: "\\") else { at += 1; continue }
+            if high != nil && mark < at { return nil }
+            out.append(contentsOf: text[mark..<at])
+            at += 1
+            guard at < text.count else { return nil }
+            let escaped = text[at]
+            at += 1
+            var unit: UInt32
+            switch escaped {
+            case UInt8(ascii: "0")...UInt8(ascii: "7"):
+                // At most three digits, in a byte (CF's `uint8_t`: `\777` wraps).
+                var byte = escaped &- UInt8(ascii: "0")
+                for _ in 0..<2 {
+                    guard at < text.count, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(text[at]) else { break }
+                    byte = byte &<< 3 &+ (text[at] &- UInt8(ascii: "0"))
+                    at += 1
+                }
+                guard byte < 0x80 else { return nil }
+                unit = UInt32(byte)
+            case UInt8(ascii: "U"):
+                // Up to four hexadecimal digits; none is U+0000.
+                unit = 0
+                for _ in 0..<4 {
+                    guard at < text.count, let digit = Self.hexDigit(text[at]) else { break }
+                    unit = unit << 4 | digit
+                    at += 1
+                }
+            case UInt8(ascii: "a"): unit = 0x07
+            case UInt8(ascii: "b"): unit = 0x08
+            case UInt8(ascii: "f"): unit = 0x0C
+            case UInt8(ascii: "n"): unit = 0x0A
+            case UInt8(ascii: "r"): unit = 0x0D
+            case UInt8(ascii: "t"): unit = 0x09
+            case UInt8(ascii: "v"): unit = 0x0B
+            case 0x80...:
+                // Any other character stands for itself: a non-ASCII one is copied as text.
+                at -= 1
+                mark = at
+                continue
+            default:
+                unit = UInt32(escaped)
+            }
+            mark = at
+            if let h = high {
+                guard (0xDC00...0xDFFF).contains(unit) else { return nil }
+                Self.appendUTF8(0x10000 + ((h - 0xD800) << 10) + (unit - 0xDC00), to: &out)
+                high = nil
+            } else if (0xD800...0xDBFF).contains(unit) {
+                high = unit
+            } else if (0xDC00...0xDFFF).contains(unit) {
+                return nil
+            } else {
+                Self.appendUTF8(unit, to: &out)
+            }
+        }
+        // Unterminated, or a high surrogate left without its low half.
+        guard at < text.count, high == nil else { return nil }
+        at += 1
+        // Without escapes, the text as it stands.
+        if mark == start { return String(decoding: text[start..<at - 1], as: UTF8.self) }
+        out.append(contentsOf: text[mark..<at - 1])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ c: UInt8) -> UInt32? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(c - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(c - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(c - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    // MARK: - white space and comments (CF's advanceToNonSpace)
+
+    /// Skips white space (tab through carriage return, space, U+2028, U+2029), `// …` to the end
+    /// of the line and `/* … */` (unterminated: to the end); true when text remains.
+    private mutating func skipSpace() -> Bool {
+        while at < text.count {
+            let c = text[at]
+            if (9...13).contains(c) || c == 32 {
+                at += 1
+            } else if isParagraphOrLineSeparator(at) {
+                at += 3
+            } else if c == UInt8(ascii: "/") && at + 1 < text.count && text[at + 1] == UInt8(ascii: "/") {
+                at += 2
+                while at < text.count && text[at] != 10 && text[at] != 13 && !isParagraphOrLineSeparator(at) { at += 1 }
+            } else if c == UInt8(ascii: "/") && at + 1 < text.count && text[at + 1] == UInt8(ascii: "*") {
+                at += 2
+                while at < text.count {
+                    at += 1
+                    if text[at - 1] == UInt8(ascii: "*") && at < text.count && text[at] == UInt8(ascii: "/") {
+                        at += 1
+                        break
+                    }
+                }
+            } else {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// U+2028 or U+2029 (`E2 80 A8`, `E2 80 A9`) at `i`.
+    private func isParagraphOrLineSeparator(_ i: Int) -> Bool {
+        text[i] == 0xE2 && i + 2 < text.count && text[i + 1] == 0x80 && (text[i + 2] == 0xA8 || text[i + 2] == 0xA9)
+    }
+}
