@@ -173,20 +173,61 @@ package struct IndexSnapshot {
         }
     }
 
-    /// What the strings table at `table` holds for `key`: one read when the key has an entry
-    /// record (a table's usual case), else a second one of the table record, which holds a
-    /// small table's entries and says whether the file was indexed at all.
+    /// What the strings table at `table` holds for `key`: one read, of the chunk whose range
+    /// holds the key's hash, or of the table record when it holds the entries (a second cursor
+    /// step). Lookups that ask a table again keep what they read (`LocalizedStringMemo`).
     func stringsEntry(bundle: UInt64, _ table: StringsKey.Table, key: UnsafeRawBufferPointer) throws -> StringsRecords.TableAnswer {
-        let entryKey = StringsKey.entry(bundle: bundle, table, key: key)
-        let found = try entryKey.withBytes { k -> String? in
-            guard let v = try txn.get(store.strings, key: k) else { return nil }
-            return try StringsRecords.value(v, key: key, tableCheck: table.check)
+        let (hash, check) = table.entry(key)
+        guard let entries = try stringsFirstRead(bundle: bundle, table, covering: hash).entries() else { return .notIndexed }
+        return entries.value(hash: hash, check: check).map(StringsRecords.TableAnswer.found) ?? .missing
+    }
+
+    /// What a table's first lookup reads, with one cursor: set at `[bundle][table][entryHash]`,
+    /// it lands on the chunk whose range holds the hash when the table is chunked (the common
+    /// case for a table asked often: one read); otherwise the record before is the table's own
+    /// record, if the table is in the index — nothing sorts between the two.
+    func stringsFirstRead(bundle: UInt64, _ table: StringsKey.Table, covering entryHash: UInt64) throws -> StringsFirstRead {
+        try StringsKey.chunk(bundle: bundle, table, covering: entryHash).withBytes { k in
+            let prefix = UnsafeRawBufferPointer(rebasing: k.prefix(StringsKey.tablePrefixSize))
+            return try txn.seek(store.strings, atOrAfter: k) { found, previous in
+                if let (key, value) = found, key.count == k.count, key.starts(with: prefix) {
+                    return .chunk(try StringsRecords.chunk(value, upper: key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+                }
+                guard let (key, value) = try previous(), key.elementsEqual(prefix) else { return .head(.notIndexed) }
+                return .head(try StringsRecords.head(value, table))
+            }
         }
-        if let found { return .found(found) }
-        return try StringsKey.table(bundle: bundle, table).withBytes { k in
-            guard let v = try txn.get(store.strings, key: k) else { return .notIndexed }
-            return try StringsRecords.lookup(v, table, key: key, entryHash: entryKey.hash)
+    }
+
+    enum StringsFirstRead {
+        /// The chunk of the entry hash (the table is chunked).
+        case chunk(StringsEntries)
+        /// The table record's answer (the table has no chunks).
+        case head(StringsRecords.TableHead)
+
+        /// The entries read, covering the hash; nil when the table is not indexed.
+        func entries() throws -> StringsEntries? {
+            switch self {
+            case .chunk(let chunk): return chunk
+            case .head(.entries(let entries)): return entries
+            case .head(.notIndexed): return nil
+            // A chunked table's record, yet no chunk where one has to be.
+            case .head(.chunked): throw IndexFormatError(what: "strings table without the chunk of an entry hash")
+            }
         }
+    }
+
+    /// Every chunk of a chunked table, in hash order: one cursor run over `[bundle][table]`.
+    func stringsChunks(bundle: UInt64, _ table: StringsKey.Table) throws -> [StringsEntries] {
+        var out: [StringsEntries] = []
+        try txn.scan(store.strings, prefix: StringsKey.table(bundle: bundle, table).bytes) { key, value in
+            if key.count > StringsKey.tablePrefixSize {
+                out.append(try StringsRecords.chunk(value, upper: key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+            }
+            return true
+        }
+        guard out.last?.upper == .max else { throw IndexFormatError(what: "strings table without its last chunk") }
+        return out
     }
 
     /// The modification time a strings table record holds; nil when there is none.
@@ -253,6 +294,7 @@ package struct IndexSnapshot {
 
     /// What a record of `database` is, by its value's first byte (docs/index-format.md).
     private static func recordKind(database: String, value: UnsafeRawBufferPointer) -> String {
+        if database == "strings" { return StringsRecords.kind(of: value) }
         guard database == "resources", let tag = value.first else { return "records" }
         switch tag {
         case RecordTag.directory.rawValue: return "directory listings"

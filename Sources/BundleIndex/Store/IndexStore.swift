@@ -12,7 +12,9 @@ package final class IndexStore: @unchecked Sendable {
     /// 5: exact-name records of 5 bytes (flags in the tag, no rank).
     /// 6: front-coded directory listings in blocks; type records hold entry indices.
     /// 7: the `strings` database (every entry of every strings table).
-    static let formatVersion: UInt32 = 8
+    /// 8: a bundle's lproj names in readdir order.
+    /// 9: strings entries in chunks per table instead of a record per entry.
+    static let formatVersion: UInt32 = 9
 
     let path: String
     package let environment: LMDBEnvironment
