@@ -1,3 +1,5 @@
+import Glibc
+
 /// A directory of a bundle with its key parts computed once (hash for the key, check for
 /// collision detection).
 struct DirectoryRef: Sendable {
@@ -190,10 +192,11 @@ package struct IndexSnapshot {
         try StringsKey.chunk(bundle: bundle, table, covering: entryHash).withBytes { k in
             let prefix = UnsafeRawBufferPointer(rebasing: k.prefix(StringsKey.tablePrefixSize))
             return try txn.seek(store.strings, atOrAfter: k) { found, previous in
-                if let (key, value) = found, key.count == k.count, key.starts(with: prefix) {
+                if let (key, value) = found, key.count == k.count, memcmp(key.baseAddress!, k.baseAddress!, prefix.count) == 0 {
                     return .chunk(try StringsRecords.chunk(value, upper: key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
                 }
-                guard let (key, value) = try previous(), key.elementsEqual(prefix) else { return .head(.notIndexed) }
+                guard let (key, value) = try previous(), key.count == prefix.count,
+                      memcmp(key.baseAddress!, k.baseAddress!, prefix.count) == 0 else { return .head(.notIndexed) }
                 return .head(try StringsRecords.head(value, table))
             }
         }

@@ -228,44 +228,45 @@ package enum StringsRecords {
     }
 }
 
-/// The entries of one chunk (or of a table record holding them), decoded into memory: what a
+/// The entries of one chunk (or of a table record holding them), copied into memory: what a
 /// lookup reads once and then answers every key of the chunk's range from. `lower...upper`
 /// are the entry hashes it covers: a hash in that range that it does not hold is not in the
 /// table.
 package struct StringsEntries: Sendable {
     let lower: UInt64
     let upper: UInt64
-    private let hashes: [UInt64]
-    private let checks: [UInt32]
-    /// Value i is `values[ends[i - 1] ..< ends[i]]` (from 0 for the first).
-    private let ends: [Int32]
-    private let values: [UInt8]
+    /// The entries as stored (per entry: hash u64, check u32, value varint length + UTF-8),
+    /// one copy of the record's bytes: a table's first ask copies a chunk, it does not take
+    /// it apart.
+    private let bytes: [UInt8]
+    /// Where each entry starts in `bytes`, in hash order.
+    private let starts: [Int32]
 
-    /// Decodes `count` entries (varint) and the entries that follow, from `r`.
+    /// Reads the entry count (varint) and the entries that follow it, to the end of `r`.
     init(lower: UInt64, upper: UInt64, _ r: inout ByteReader) throws {
         self.lower = lower
         self.upper = upper
-        let n = try r.count()
-        var hashes: [UInt64] = [], checks: [UInt32] = [], ends: [Int32] = [], values: [UInt8] = []
-        hashes.reserveCapacity(n)
-        checks.reserveCapacity(n)
-        ends.reserveCapacity(n)
-        values.reserveCapacity(r.length - r.offset)
+        let n = try r.count(), first = r.offset
+        var starts: [Int32] = []
+        starts.reserveCapacity(n)
+        var previous: UInt64?
         for _ in 0..<n {
+            starts.append(Int32(truncatingIfNeeded: r.offset - first))
             let hash = try r.u64()
-            guard hashes.last.map({ $0 < hash }) ?? true, hash >= lower && hash <= upper else {
+            guard previous.map({ $0 < hash }) ?? true, hash >= lower && hash <= upper else {
                 throw IndexFormatError(what: "strings entries out of order")
             }
-            hashes.append(hash)
-            checks.append(try r.u32())
-            values.append(contentsOf: try r.slice())
-            ends.append(Int32(truncatingIfNeeded: values.count))
+            previous = hash
+            _ = try r.u32()
+            _ = try r.slice()
         }
-        (self.hashes, self.checks, self.ends, self.values) = (hashes, checks, ends, values)
+        guard r.isAtEnd else { throw IndexFormatError(what: "bytes after the strings entries") }
+        self.starts = starts
+        bytes = Array(try r.bytes(first..<r.offset))
     }
 
     /// The number of entries.
-    var count: Int { hashes.count }
+    var count: Int { starts.count }
 
     /// Whether the entry with this hash, if the table has one, is here.
     func covers(_ hash: UInt64) -> Bool { hash >= lower && hash <= upper }
@@ -273,16 +274,21 @@ package struct StringsEntries: Sendable {
     /// The value of the entry with `hash` and `check`; nil when there is none (the hash must be
     /// covered). A hash found with another check is another key (or table) that collides.
     func value(hash: UInt64, check: UInt32) -> String? {
-        var low = 0, high = hashes.count
-        while low < high {
-            let mid = (low + high) / 2
-            if hashes[mid] < hash { low = mid + 1 } else { high = mid }
+        bytes.withUnsafeBytes { b -> String? in
+            // Offsets were checked when the entries were read.
+            func hashAt(_ i: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: Int(starts[i]), as: UInt64.self)) }
+            var low = 0, high = starts.count
+            while low < high {
+                let mid = (low + high) / 2
+                if hashAt(mid) < hash { low = mid + 1 } else { high = mid }
+            }
+            guard low < starts.count, hashAt(low) == hash else { return nil }
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: b[(Int(starts[low]) + 8)...]))
+            guard (try? r.u32()) == check, let value = try? r.slice() else { return nil }
+            return String(decoding: value, as: UTF8.self)
         }
-        guard low < hashes.count, hashes[low] == hash, checks[low] == check else { return nil }
-        let start = low == 0 ? 0 : Int(ends[low - 1])
-        return values.withUnsafeBytes { String(decoding: $0[start..<Int(ends[low])], as: UTF8.self) }
     }
 
     /// The bytes this holds in memory (for the bound on what a bundle keeps).
-    var memoryBytes: Int { values.count + hashes.count * 16 }
+    var memoryBytes: Int { bytes.count + starts.count * 4 }
 }
