@@ -73,23 +73,23 @@ struct StringsChunkTests {
         let words = try wordsFixture().bundle("Words.app")
         let memo = words.plan.strings
         func newest() -> UInt64 { words.reader.store.environment.newestTransactionID() }
-        #expect(memo.answerFromEntries(table: "Four", key: "k2", transaction: newest()) == nil, "nothing read yet")
+        #expect(memo.answer(table: "Four", key: "k2", transaction: newest()) == nil, "nothing read yet")
         #expect(try words.localizedStringEntry(forKey: "k1", table: "Four") == "four 1")
         // A small table: its record held every entry.
-        #expect(memo.answerFromEntries(table: "Four", key: "k2", transaction: newest()) == .some("four 2"))
-        #expect(memo.answerFromEntries(table: "Four", key: "k9", transaction: newest()) == .some(nil))
+        #expect(memo.answer(table: "Four", key: "k2", transaction: newest()) == .some("four 2"))
+        #expect(memo.answer(table: "Four", key: "k9", transaction: newest()) == .some(nil))
         // A chunked table: the keys of the chunk read are known, the others need their chunk.
         #expect(try words.localizedStringEntry(forKey: "k1", table: "Many") == "many 1")
-        let known = (2...300).filter { memo.answerFromEntries(table: "Many", key: "k\($0)", transaction: newest()) != nil }
+        let known = (2...300).filter { memo.answer(table: "Many", key: "k\($0)", transaction: newest()) != nil }
         #expect(!known.isEmpty && known.count < 299)
-        for k in known { #expect(memo.answerFromEntries(table: "Many", key: "k\(k)", transaction: newest()) == .some("many \(k)")) }
+        for k in known { #expect(memo.answer(table: "Many", key: "k\(k)", transaction: newest()) == .some("many \(k)")) }
         // The next key outside that chunk reads the rest of the table: every key is known then.
         let outside = try #require((2...300).first { !known.contains($0) })
         #expect(try words.localizedStringEntry(forKey: "k\(outside)", table: "Many") == "many \(outside)")
-        for k in 1...300 { #expect(memo.answerFromEntries(table: "Many", key: "k\(k)", transaction: newest()) == .some("many \(k)")) }
-        #expect(memo.answerFromEntries(table: "Many", key: "k301", transaction: newest()) == .some(nil))
+        for k in 1...300 { #expect(memo.answer(table: "Many", key: "k\(k)", transaction: newest()) == .some("many \(k)")) }
+        #expect(memo.answer(table: "Many", key: "k301", transaction: newest()) == .some(nil))
         // Nothing kept is handed out for another transaction.
-        #expect(memo.answerFromEntries(table: "Many", key: "k2", transaction: newest() + 1) == nil)
+        #expect(memo.answer(table: "Many", key: "k2", transaction: newest() + 1) == nil)
     }
 
     @Test("a new key of a table asked before a build's commit is answered from the new table")
