@@ -147,21 +147,30 @@ package enum StringsRecords {
     }
 
     /// The entries with their hashes and checks, one per key, in hash order. Keys equal only as
-    /// Swift strings (lone UTF-16 surrogates decode alike) are one key; two keys of one hash
-    /// are a collision.
+    /// Swift strings (lone UTF-16 surrogates decode alike) are one key, the first; two keys of
+    /// one hash are a collision.
     private static func uniqueEntries(_ entries: [StringsTable.Entry], _ ref: StringsKey.Table,
                                       in table: String) throws -> [(hash: UInt64, check: UInt32, entry: StringsTable.Entry)] {
-        // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
-        var seen: Set<[UInt8]> = []
-        let keyed = entries.compactMap { e -> (hash: UInt64, check: UInt32, entry: StringsTable.Entry)? in
-            guard seen.insert(Array(e.key.utf8)).inserted else { return nil }
-            let (hash, check) = e.key.withUTF8Bytes { ref.entry(UnsafeRawBufferPointer($0)) }
-            return (hash, check, e)
-        }.sorted { $0.hash < $1.hash }
-        for (a, b) in zip(keyed, keyed.dropFirst()) where a.hash == b.hash {
-            throw BundleIndexError.hashCollision("strings records: keys \(a.entry.key) and \(b.entry.key) of \(table)")
+        var keyed = entries.indices.map { i in
+            let (hash, check) = entries[i].key.withUTF8Bytes { ref.entry(UnsafeRawBufferPointer($0)) }
+            return (hash: hash, check: check, index: i)
         }
-        return keyed
+        // Equal keys have equal hashes: sorted by hash, then by position, the first of a key leads.
+        keyed.sort { ($0.hash, $0.index) < ($1.hash, $1.index) }
+        var out: [(hash: UInt64, check: UInt32, entry: StringsTable.Entry)] = []
+        out.reserveCapacity(keyed.count)
+        for k in keyed {
+            let entry = entries[k.index]
+            if let last = out.last, last.hash == k.hash {
+                // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
+                guard sameBytes(last.entry.key, entry.key) else {
+                    throw BundleIndexError.hashCollision("strings records: keys \(last.entry.key) and \(entry.key) of \(table)")
+                }
+                continue
+            }
+            out.append((k.hash, k.check, entry))
+        }
+        return out
     }
 
     /// Every record, copied (the verifier compares them with what is stored).
