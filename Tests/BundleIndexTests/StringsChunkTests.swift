@@ -92,6 +92,32 @@ struct StringsChunkTests {
         #expect(memo.answer(table: "Many", key: "k2", transaction: newest() + 1) == nil)
     }
 
+    @Test("the entries a bundle keeps stay bounded: past the limit, every table's kept entries are dropped")
+    func keptEntriesBounded() throws {
+        // Two tables of ~600 KB each: together over `entryCapacity` (1 MiB).
+        let entries = (0..<600).map { StringsTable.Entry(key: "k\($0)", value: String(repeating: "v", count: 1000)) }
+        func chunks(_ path: String) throws -> (StringsKey.Table, [StringsEntries]) {
+            let table = StringsTable(path: path, modificationTime: 1, content: .entries(entries))
+            let records = try StringsRecords.make(bundleID: 1, bundlePath: "/B.app", tables: [table])
+            return (StringsKey.Table(path), try records.dropFirst().map { r in
+                try r.value.withUnsafeBytes { try StringsRecords.chunk($0, upper: Self.upper(r.key)) }
+            })
+        }
+        let (a, aChunks) = try chunks("A.strings"), (b, bChunks) = try chunks("B.strings")
+        #expect(aChunks.map(\.memoryBytes).reduce(0, +) * 2 > LocalizedStringMemo.entryCapacity)
+        let (hash, check) = "k1".withUTF8Bytes { a.entry(UnsafeRawBufferPointer($0)) }
+        let memo = LocalizedStringMemo()
+        memo.remember(aChunks, of: a, transaction: 5)
+        guard case .known(.found(let value)) = memo.entries(of: a, hash: hash, check: check, transaction: 5) else {
+            Issue.record("table A's entries are kept"); return
+        }
+        #expect(value == entries[1].value)
+        memo.remember(bChunks, of: b, transaction: 5)
+        guard case .unknownTable = memo.entries(of: a, hash: hash, check: check, transaction: 5) else {
+            Issue.record("table A's entries were dropped to make room for B's"); return
+        }
+    }
+
     @Test("a new key of a table asked before a build's commit is answered from the new table")
     func newKeyAfterCommit() throws {
         let fixture = try wordsFixture()

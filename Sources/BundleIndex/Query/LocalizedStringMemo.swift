@@ -93,9 +93,10 @@ final class LocalizedStringMemo: Sendable {
 
     /// More answers than this and they are all forgotten (memory stays bounded).
     static let capacity = 4096
-    /// More bytes of kept table entries than this and they are all dropped (the largest table
-    /// of the real corpus holds ~260 KB; a bundle rarely asks more than a few tables).
-    static let entryCapacity = 4 << 20
+    /// More bytes of kept table entries than this and they are all dropped: every opened bundle
+    /// has a memo, so it stays small (the largest table of the real corpus takes ~260 KB; a
+    /// bundle rarely asks more than a few tables).
+    static let entryCapacity = 1 << 20
 
     private let state = TransactionScoped(empty: State())
 
