@@ -77,17 +77,16 @@ final class LocalizedStringMemo: Sendable {
             }
         }
 
-        /// Keeps an answer of a table name whose files are known; past `capacity` answers,
-        /// every answer kept is dropped first (the files and entries stay).
-        mutating func remember(_ answer: String?, table: String, key: String) {
-            let name = Exact(text: table)
-            guard names[name] != nil else { return }
+        /// Keeps an answer of the table name at `name` (its files are known); past `capacity`
+        /// answers, every answer kept is dropped first (the files and entries stay).
+        mutating func remember(_ answer: String?, at name: Dictionary<Exact, NamedTable>.Index, key: Exact) {
+            // Through `values` in place: changing a value keeps every index valid, and no copy
+            // of the answers is alive, so none is copied.
             if answerCount >= LocalizedStringMemo.capacity {
-                for other in names.keys { names[other]?.answers.removeAll() }
+                for other in names.indices { names.values[other].answers.removeAll() }
                 answerCount = 0
             }
-            // In place (the dictionary's modify accessor); nil: the key had no answer yet.
-            if names[name]?.answers.updateValue(answer, forKey: Exact(text: key)) == nil { answerCount += 1 }
+            if names.values[name].answers.updateValue(answer, forKey: key) == nil { answerCount += 1 }
         }
     }
 
@@ -107,20 +106,24 @@ final class LocalizedStringMemo: Sendable {
         var known: String??
         // `update`, not `read`: an answer the entries give is remembered under the same lock.
         state.update(transaction: transaction) { state in
-            guard let named = state.names[Exact(text: table)] else { return }
-            if let given = named.answers[Exact(text: key)] {
+            guard let name = state.names.index(forKey: Exact(text: table)) else { return }
+            let k = Exact(text: key)
+            if let given = state.names.values[name].answers[k] {
                 known = .some(given)
                 return
             }
-            guard let decided = state.fromEntries(named.files, key: key) else { return }
+            guard let decided = state.fromEntries(state.names.values[name].files, key: key) else { return }
             known = .some(decided)
-            state.remember(decided, table: table, key: key)
+            state.remember(decided, at: name, key: k)
         }
         return known
     }
 
     func remember(_ answer: String?, table: String, key: String, transaction: UInt64) {
-        state.update(transaction: transaction) { $0.remember(answer, table: table, key: key) }
+        state.update(transaction: transaction) { state in
+            guard let name = state.names.index(forKey: Exact(text: table)) else { return }
+            state.remember(answer, at: name, key: Exact(text: key))
+        }
     }
 
     /// The table files a lookup of `table` found in `transaction`, if remembered: a key not
