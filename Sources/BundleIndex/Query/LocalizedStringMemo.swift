@@ -1,25 +1,26 @@
 /// What `localizedStringEntry(forKey:table:)` read and answered for one bundle since the index
 /// last changed (docs/foundation-dropin.md, "Localized strings"): per table name the files its
 /// lookup found and the answers given, and per table file the entries read. A repeated ask
-/// costs a look at the newest transaction id (no read transaction) and two dictionary lookups,
+/// costs a look at the newest transaction id (no read transaction) and a dictionary lookup,
 /// as Foundation's repeated ask costs one in its parsed table; a key not asked yet costs, when
 /// its table's entries were read, a binary search in them. All of it is forgotten at the next
 /// commit of a build or a watcher.
 final class LocalizedStringMemo: Sendable {
-    /// A table name or key, compared byte for byte: Swift's String equality would take "é" in
-    /// one and in two scalars for the same key, which CF's tables keep apart.
-    private struct Exact: Hashable {
-        let text: String
+    /// An answer's table name and key, compared byte for byte: Swift's String equality would
+    /// take "é" in one and in two scalars for the same key, which CF's tables keep apart.
+    private struct Key: Hashable {
+        let table: String
+        let key: String
 
-        static func == (a: Exact, b: Exact) -> Bool { sameBytes(a.text, b.text) }
+        static func == (a: Key, b: Key) -> Bool {
+            sameBytes(a.table, b.table) && sameBytes(a.key, b.key)
+        }
 
-        func hash(into h: inout Hasher) { h.combineBytes(of: text) }
-    }
-
-    /// A table name's lookups: the files found, `.stringsdict` first, and the answers given.
-    private struct NamedTable {
-        let files: [StringsKey.Table]
-        var answers: [Exact: String?] = [:]
+        func hash(into h: inout Hasher) {
+            h.combine(table.utf8.count)   // the length first: the two cannot run into each other
+            h.combineBytes(of: table)
+            h.combineBytes(of: key)
+        }
     }
 
     /// A table file as the index tells tables apart: its path's hash and check.
@@ -55,8 +56,9 @@ final class LocalizedStringMemo: Sendable {
     }
 
     private struct State {
-        var names: [Exact: NamedTable] = [:]
-        var answerCount = 0
+        var answers: [Key: String?] = [:]
+        /// Per table name (`Key.key` empty): the files its lookups found, `.stringsdict` first.
+        var files: [Key: [StringsKey.Table]] = [:]
         var tables: [TableID: KeptTable] = [:]
         /// The bytes the kept entries take.
         var entryBytes = 0
@@ -76,18 +78,6 @@ final class LocalizedStringMemo: Sendable {
                 return .some(nil)
             }
         }
-
-        /// Keeps an answer of the table name at `name` (its files are known); past `capacity`
-        /// answers, every answer kept is dropped first (the files and entries stay).
-        mutating func remember(_ answer: String?, at name: Dictionary<Exact, NamedTable>.Index, key: Exact) {
-            // Through `values` in place: changing a value keeps every index valid, and no copy
-            // of the answers is alive, so none is copied.
-            if answerCount >= LocalizedStringMemo.capacity {
-                for other in names.indices { names.values[other].answers.removeAll() }
-                answerCount = 0
-            }
-            if names.values[name].answers.updateValue(answer, forKey: key) == nil { answerCount += 1 }
-        }
     }
 
     /// More answers than this and they are all forgotten (memory stays bounded).
@@ -103,38 +93,33 @@ final class LocalizedStringMemo: Sendable {
     /// answer given before, or one the kept entries of the table's files decide (then
     /// remembered); nil when the index has to be read.
     func answer(table: String, key: String, transaction: UInt64) -> String?? {
+        let k = Key(table: table, key: key)
+        if let given = state.read(newest: transaction, { $0.answers[k] }) { return given }
         var known: String??
-        // `update`, not `read`: an answer the entries give is remembered under the same lock.
         state.update(transaction: transaction) { state in
-            guard let name = state.names.index(forKey: Exact(text: table)) else { return }
-            let k = Exact(text: key)
-            if let given = state.names.values[name].answers[k] {
-                known = .some(given)
-                return
-            }
-            guard let decided = state.fromEntries(state.names.values[name].files, key: key) else { return }
+            guard let files = state.files[Key(table: table, key: "")],
+                  let decided = state.fromEntries(files, key: key) else { return }
             known = .some(decided)
-            state.remember(decided, at: name, key: k)
+            state.answers.set(decided, for: k, bounded: Self.capacity)
         }
         return known
     }
 
     func remember(_ answer: String?, table: String, key: String, transaction: UInt64) {
-        state.update(transaction: transaction) { state in
-            guard let name = state.names.index(forKey: Exact(text: table)) else { return }
-            state.remember(answer, at: name, key: Exact(text: key))
+        state.update(transaction: transaction) {
+            $0.answers.set(answer, for: Key(table: table, key: key), bounded: Self.capacity)
         }
     }
 
     /// The table files a lookup of `table` found in `transaction`, if remembered: a key not
     /// asked before then costs its entry alone.
     func files(table: String, transaction: UInt64) -> [StringsKey.Table]? {
-        state.read(newest: transaction) { $0.names[Exact(text: table)]?.files }
+        state.read(newest: transaction) { $0.files[Key(table: table, key: "")] }
     }
 
     func remember(files: [StringsKey.Table], table: String, transaction: UInt64) {
-        state.update(transaction: transaction) { state in
-            if state.names[Exact(text: table)] == nil { state.names[Exact(text: table)] = NamedTable(files: files) }
+        state.update(transaction: transaction) {
+            $0.files.set(files, for: Key(table: table, key: ""), bounded: Self.capacity)
         }
     }
 
