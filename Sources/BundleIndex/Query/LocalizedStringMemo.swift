@@ -144,7 +144,8 @@ final class LocalizedStringMemo: Sendable {
         state.update(transaction: transaction) { $0.tables[TableID(table)] = KeptTable(notIndexed: true) }
     }
 
-    /// Keeps `chunks`, chunks of `table` (or all its entries) read in `transaction`, in hash order.
+    /// Keeps `chunks`, chunks of `table` (or all its entries) read in `transaction`, in hash
+    /// order; none: the table is chunked and none of its chunks is kept yet.
     func remember(_ chunks: [StringsEntries], of table: StringsKey.Table, transaction: UInt64) {
         let bytes = chunks.reduce(0) { $0 + $1.memoryBytes }
         state.update(transaction: transaction) { state in

@@ -77,29 +77,32 @@ extension IndexedBundle {
     }
 
     /// What `table` holds for `key`, from the entries of it read before in this snapshot's
-    /// transaction when they cover the key; else read and kept for the next keys. A table's
-    /// first ask reads the key's chunk alone, or the table record when it holds the entries (a
-    /// large table is not read whole for one key); the next ask it cannot answer reads every
-    /// chunk (one cursor run), so that the keys after it come from memory.
+    /// transaction when they cover the key; else read. A table's first ask reads the key's
+    /// chunk and keeps nothing of it (a large table is not read whole, nor copied, for one
+    /// key), or the table record, whose entries, when it holds them, are kept; the next ask the
+    /// kept entries cannot answer reads every chunk (one cursor run), kept so that the keys
+    /// after it come from memory.
     private func keptEntry(_ table: StringsKey.Table, key: UnsafeRawBufferPointer, _ snap: IndexSnapshot) throws -> StringsRecords.TableAnswer {
         let (hash, check) = table.entry(key)
         let transaction = snap.transactionID
-        let entries: [StringsEntries]
         switch plan.strings.entries(of: table, hash: hash, check: check, transaction: transaction) {
         case .known(let answer): return answer
         case .unknownTable:
-            guard let first = try snap.stringsFirstRead(bundle: record.id, table, covering: hash).entries() else {
-                plan.strings.remember(notIndexed: table, transaction: transaction)
-                return .notIndexed
+            let (answer, entries) = try snap.stringsFirstLookup(bundle: record.id, table, hash: hash, check: check)
+            switch (answer, entries) {
+            case (.notIndexed, _): plan.strings.remember(notIndexed: table, transaction: transaction)
+            case (_, let entries?): plan.strings.remember([entries], of: table, transaction: transaction)
+            case (_, nil): plan.strings.remember([], of: table, transaction: transaction)
             }
-            entries = [first]
-        case .unknownChunk: entries = try snap.stringsChunks(bundle: record.id, table)
+            return answer
+        case .unknownChunk:
+            let entries = try snap.stringsChunks(bundle: record.id, table)
+            plan.strings.remember(entries, of: table, transaction: transaction)
+            guard let holding = entries.first(where: { $0.covers(hash) }) else {
+                throw IndexFormatError(what: "strings table without the chunk of an entry hash")
+            }
+            return holding.value(hash: hash, check: check).map(StringsRecords.TableAnswer.found) ?? .missing
         }
-        plan.strings.remember(entries, of: table, transaction: transaction)
-        guard let holding = entries.first(where: { $0.covers(hash) }) else {
-            throw IndexFormatError(what: "strings table without the chunk of an entry hash")
-        }
-        return holding.value(hash: hash, check: check).map(StringsRecords.TableAnswer.found) ?? .missing
     }
 
     /// The files of table `name`: the `.stringsdict` a lookup finds, then the `.strings` (CF

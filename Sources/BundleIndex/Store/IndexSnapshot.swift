@@ -175,47 +175,34 @@ package struct IndexSnapshot {
         }
     }
 
-    /// What the strings table at `table` holds for `key`: one read, of the chunk whose range
-    /// holds the key's hash, or of the table record when it holds the entries (a second cursor
-    /// step). Lookups that ask a table again keep what they read (`LocalizedStringMemo`).
+    /// What the strings table at `table` holds for `key` (`stringsFirstLookup`, one read).
     func stringsEntry(bundle: UInt64, _ table: StringsKey.Table, key: UnsafeRawBufferPointer) throws -> StringsRecords.TableAnswer {
         let (hash, check) = table.entry(key)
-        guard let entries = try stringsFirstRead(bundle: bundle, table, covering: hash).entries() else { return .notIndexed }
-        return entries.value(hash: hash, check: check).map(StringsRecords.TableAnswer.found) ?? .missing
+        return try stringsFirstLookup(bundle: bundle, table, hash: hash, check: check).answer
     }
 
-    /// What a table's first lookup reads, with one cursor: set at `[bundle][table][entryHash]`,
-    /// it lands on the chunk whose range holds the hash when the table is chunked (the common
-    /// case for a table asked often: one read); otherwise the record before is the table's own
-    /// record, if the table is in the index — nothing sorts between the two.
-    func stringsFirstRead(bundle: UInt64, _ table: StringsKey.Table, covering entryHash: UInt64) throws -> StringsFirstRead {
-        try StringsKey.chunk(bundle: bundle, table, covering: entryHash).withBytes { k in
-            let prefix = UnsafeRawBufferPointer(rebasing: k.prefix(StringsKey.tablePrefixSize))
+    /// A table's first lookup, with one cursor: set at `[bundle][table][hash]`, it lands on
+    /// the chunk whose range holds the hash when the table is chunked (one read; the entry is
+    /// looked up in the mapped record, nothing is copied); otherwise the record before is the
+    /// table's own record, if the table is in the index — nothing sorts between the two — and
+    /// when that record holds the entries, they come back with the answer, to be kept.
+    func stringsFirstLookup(bundle: UInt64, _ table: StringsKey.Table, hash: UInt64,
+                            check: UInt32) throws -> (answer: StringsRecords.TableAnswer, entries: StringsEntries?) {
+        try StringsKey.chunk(bundle: bundle, table, covering: hash).withBytes { k in
+            let prefix = StringsKey.tablePrefixSize
             return try txn.seek(store.strings, atOrAfter: k) { found, previous in
-                if let (key, value) = found, key.count == k.count, memcmp(key.baseAddress!, k.baseAddress!, prefix.count) == 0 {
-                    return .chunk(try StringsRecords.chunk(value, upper: key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+                if let (key, value) = found, key.count == k.count, memcmp(key.baseAddress!, k.baseAddress!, prefix) == 0 {
+                    return (try StringsRecords.lookup(chunk: value, hash: hash, check: check), nil)
                 }
-                guard let (key, value) = try previous(), key.count == prefix.count,
-                      memcmp(key.baseAddress!, k.baseAddress!, prefix.count) == 0 else { return .head(.notIndexed) }
-                return .head(try StringsRecords.head(value, table))
-            }
-        }
-    }
-
-    enum StringsFirstRead {
-        /// The chunk of the entry hash (the table is chunked).
-        case chunk(StringsEntries)
-        /// The table record's answer (the table has no chunks).
-        case head(StringsRecords.TableHead)
-
-        /// The entries read, covering the hash; nil when the table is not indexed.
-        func entries() throws -> StringsEntries? {
-            switch self {
-            case .chunk(let chunk): return chunk
-            case .head(.entries(let entries)): return entries
-            case .head(.notIndexed): return nil
-            // A chunked table's record, yet no chunk where one has to be.
-            case .head(.chunked): throw IndexFormatError(what: "strings table without the chunk of an entry hash")
+                guard let (key, value) = try previous(), key.count == prefix,
+                      memcmp(key.baseAddress!, k.baseAddress!, prefix) == 0 else { return (.notIndexed, nil) }
+                switch try StringsRecords.head(value, table) {
+                case .notIndexed: return (.notIndexed, nil)
+                case .entries(let entries):
+                    return (entries.value(hash: hash, check: check).map(StringsRecords.TableAnswer.found) ?? .missing, entries)
+                // A chunked table's record, yet no chunk where one has to be.
+                case .chunked: throw IndexFormatError(what: "strings table without the chunk of an entry hash")
+                }
             }
         }
     }

@@ -217,6 +217,21 @@ package enum StringsRecords {
         return try StringsEntries(lower: lower, upper: upper, &r)
     }
 
+    /// What a chunk record holds for the entry `hash`, `check`, read in place (a table's first
+    /// ask: one entry wanted, nothing kept): entries are in hash order, so the scan stops at
+    /// the first larger hash.
+    static func lookup(chunk record: UnsafeRawBufferPointer, hash: UInt64, check: UInt32) throws -> TableAnswer {
+        var r = ByteReader(record)
+        guard try r.u8() == chunkTag else { throw IndexFormatError(what: "strings chunk tag") }
+        _ = try r.u64()
+        for _ in 0..<(try r.count()) {
+            let entryHash = try r.u64(), entryCheck = try r.u32(), value = try r.slice()
+            if entryHash > hash { break }
+            if entryHash == hash && entryCheck == check { return .found(String(decoding: value, as: UTF8.self)) }
+        }
+        return .missing
+    }
+
     /// A table record's modification time, nil when the record is another table's.
     static func modificationTime(_ record: UnsafeRawBufferPointer, _ table: StringsKey.Table) throws -> UInt64? {
         var r = ByteReader(record)
