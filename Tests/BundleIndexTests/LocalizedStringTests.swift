@@ -37,7 +37,7 @@ func wordsFixture() throws -> BundleFixture {
         "Words.app/Platform.strings": "\"k\" = \"plain\";\n",
         "Words.app/Platform-linux.strings": "\"k\" = \"linux\";\n",
         "Words.app/Dir.strings/": "",
-        // Small tables are stored in their table record, larger ones as one record per entry.
+        // Small tables are stored in their table record, larger ones in chunks of entries.
         "Words.app/fr.lproj/Four.strings": (1...4).map { "\"k\($0)\" = \"four \($0)\";\n" }.joined(),
         "Words.app/fr.lproj/Many.strings": (1...300).map { "\"k\($0)\" = \"many \($0)\";\n" }.joined(),
         "Words.app/fr.lproj/Long.strings": "\"k1\" = \"\(String(repeating: "long ", count: 60))\";\n",
@@ -138,7 +138,7 @@ struct LocalizedStringTests {
         #expect(byKey["lone"] == "x\u{FFFD}y")
     }
 
-    @Test("small tables (in their table record) and large ones (a record per entry) answer alike")
+    @Test("small tables (in their table record) and large ones (in chunks of entries) answer alike")
     func tableSizes() throws {
         let words = try wordsFixture().bundle("Words.app")
         for i in 1...4 { #expect(try words.localizedStringEntry(forKey: "k\(i)", table: "Four") == "four \(i)") }

@@ -331,12 +331,13 @@ struct StoreTests {
         }
     }
 
-    @Test("storageUse: every database's entries and bytes, the resources database by kind of record")
+    @Test("storageUse: every database's entries and bytes, the resources and strings databases by kind of record")
     func storageUse() throws {
         let fixture = try BundleFixture([
             "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
             "A.app/a.txt": "", "A.app/b.txt": "", "A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"A\";",
             "A.app/en.lproj/Localizable.strings": "\"k\" = \"v\";",
+            "A.app/en.lproj/Big.strings": (1...200).map { "\"key \($0)\" = \"value \($0)\";\n" }.joined(),
         ])
         try fixture.build()
         let use = try fixture.reader().storageUse()
@@ -351,6 +352,12 @@ struct StoreTests {
         #expect(resources.map(\.payloadBytes).reduce(0, +) == resourcesAll.payloadBytes)
         #expect(resources.contains { $0.kind == "localized Info tables (InfoPlist.strings)" && $0.entries == 1 })
         #expect(resources.contains { $0.kind == "exact-name records" && $0.entries >= 5 })
+        // strings: small tables are one record each, a large one a table record and its chunks.
+        let strings = use.filter { $0.database == "strings" && $0.kind != "all" }
+        #expect(strings.map(\.entries).reduce(0, +) == whole.first { $0.database == "strings" }?.entries)
+        #expect(strings.first { $0.kind == "tables with their entries" }?.entries == 2)
+        #expect(strings.first { $0.kind == "table records of chunked tables" }?.entries == 1)
+        #expect((strings.first { $0.kind == "entry chunks" }?.entries ?? 0) > 1)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: fixture.indexPath + "/data.mdb")[.size] as? Int)
         #expect(whole.compactMap(\.pageBytes).reduce(0, +) <= size)
     }

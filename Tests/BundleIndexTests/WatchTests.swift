@@ -53,6 +53,8 @@ struct WatchTests {
         let dropIn = try #require(IndexedFoundationBundle(path: h.root + "/A.app", index: h.indexPath))
         let b = try #require(try h.bundle("A.app"))
         #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "hello")
+        // `b` keeps the table's entries it read: "bye" below is a new key of a table used before the commit.
+        #expect(try b.localizedString(forKey: "bye", value: nil, table: "Localizable") == "bye")
         // Rewritten in place, alone in its batch: the folder's listing stays, only the content changes.
         let file = try #require(fopen(h.root + "/A.app/en.lproj/Localizable.strings", "w"))
         fputs("\"hello\" = \"hi\";\n\"bye\" = \"bye now\";\n", file)

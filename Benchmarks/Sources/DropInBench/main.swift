@@ -1,10 +1,11 @@
 // DropInBench: IndexedFoundationBundle next to Foundation's Bundle, both sides measured in one
 // run, alternating (the machine is shared; absolute times move, ratios much less).
 //
-//   swift run -c release DropInBench [--bundles N] [--keys K] [--rounds R]
+//   swift run -c release DropInBench [--bundles N] [--keys K] [--rounds R] [--strings-file FILE]
 //
 // It writes N bundles of one shape (flat iOS-style app, development region en, an Info.plist,
-// en.lproj and fr.lproj with a Localizable.strings of K entries, a few images), indexes them,
+// en.lproj and fr.lproj with a Localizable.strings of K entries — or a copy of FILE, a real
+// table, whose keys are then the ones asked — a few images), indexes them,
 // then measures per call, in nanoseconds:
 //   first localizedString  the first ask of a table on a bundle just opened: Foundation parses
 //                          the table, the drop-in reads one entry (one sample per bundle)
@@ -23,9 +24,14 @@ import Glibc
 
 struct Options {
     var bundles = 200, keys = 400, rounds = 15
+    var stringsFile: String?
     init() {
         var args = CommandLine.arguments.dropFirst().makeIterator()
         while let a = args.next() {
+            if a == "--strings-file", let file = args.next() {
+                stringsFile = file
+                continue
+            }
             guard ["--bundles", "--keys", "--rounds"].contains(a), let v = args.next().flatMap(Int.init), v > 0 else {
                 Self.usage(a == "--help" || a == "-h" ? 0 : 2)
             }
@@ -38,7 +44,7 @@ struct Options {
     }
 
     static func usage(_ status: Int32) -> Never {
-        let text = "usage: DropInBench [--bundles N] [--keys K] [--rounds R]   (positive numbers; defaults 200, 400, 15)\n"
+        let text = "usage: DropInBench [--bundles N] [--keys K] [--rounds R] [--strings-file FILE]   (positive numbers; defaults 200, 400, 15)\n"
         (status == 0 ? FileHandle.standardOutput : FileHandle.standardError).write(Data(text.utf8))
         exit(status)
     }
@@ -70,21 +76,35 @@ let options = Options()
 let scratch = NSTemporaryDirectory() + "dropin-bench-\(getpid())"
 defer { try? FileManager.default.removeItem(atPath: scratch) }
 let tree = scratch + "/tree", index = scratch + "/index"
-let keys = (0..<options.keys).map { "message.\($0).title" }
+// A real table's keys (those with string values, which both sides answer alike), or K made-up ones.
+let realTable = options.stringsFile.map { file -> (text: Data, keys: [String]) in
+    guard let data = FileManager.default.contents(atPath: file),
+          let table = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+        FileHandle.standardError.write(Data("DropInBench: \(file) is not a readable strings table\n".utf8))
+        exit(2)
+    }
+    return (data, table.compactMap { $0.value is String ? $0.key : nil }.sorted())
+}
+let keys = realTable?.keys ?? (0..<options.keys).map { "message.\($0).title" }
 for b in 0..<options.bundles {
     let app = tree + "/App\(b).app"
     let info: [String: Any] = ["CFBundleIdentifier": "com.example.bench.\(b)", "CFBundleDevelopmentRegion": "en",
                                "CFBundleName": "App \(b)", "CFBundleVersion": "1.\(b)"]
     write(app + "/Info.plist", String(decoding: try! PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0), as: UTF8.self))
     for l in ["en", "fr"] {
-        write(app + "/\(l).lproj/Localizable.strings",
-              keys.map { "/* \($0) */\n\"\($0)\" = \"\(l): the text of \($0), of a usual length\";\n" }.joined())
+        if let realTable {
+            try! FileManager.default.createDirectory(atPath: app + "/\(l).lproj", withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: app + "/\(l).lproj/Localizable.strings", contents: realTable.text)
+        } else {
+            write(app + "/\(l).lproj/Localizable.strings",
+                  keys.map { "/* \($0) */\n\"\($0)\" = \"\(l): the text of \($0), of a usual length\";\n" }.joined())
+        }
         write(app + "/\(l).lproj/local.png", "")
     }
     for i in 0..<20 { write(app + "/Images/icon\(i).png", ""); write(app + "/asset\(i).json", "") }
 }
 let summary = try IndexBuilder.build(roots: [tree], indexPath: index)
-print("\(options.bundles) bundles, \(summary.resources) resources, \(options.keys) keys per table; \(options.rounds) rounds")
+print("\(options.bundles) bundles, \(summary.resources) resources, \(keys.count) keys per table\(options.stringsFile.map { " (" + $0 + ")" } ?? ""); \(options.rounds) rounds")
 
 func timed(_ body: () -> Void) -> Double {
     let t = now()

@@ -1,6 +1,6 @@
 /// A `.strings` or `.stringsdict` file of a bundle as the scanner read it: the entries
 /// `Bundle.localizedString(forKey:value:table:)` can answer from it (docs/foundation-dropin.md,
-/// "Localized strings"). The index keeps one record per entry, so an answer is a key read and
+/// "Localized strings"). The index keeps every entry, in hash order, so an answer is a key read and
 /// no table is parsed at run time.
 package struct StringsTable: Equatable, Sendable {
     /// The file's path relative to the bundle root (`Resources/fr.lproj/Localizable.strings`),

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// `Bundle.localizedString(forKey:value:table:)` from the index (docs/foundation-dropin.md,
 /// "Localized strings", which states CF's rules: `CFBundleCopyLocalizedStringForLocalization`).
 extension IndexedBundle {
@@ -42,6 +40,7 @@ extension IndexedBundle {
     public func localizedStringEntry(forKey key: String, table: String?) throws -> String? {
         let name = Self.stringsTableName(table)
         let newest = reader.store.environment.newestTransactionID()
+        // A key asked before, or a key of a table asked before whose entries were kept.
         if let known = plan.strings.answer(table: name, key: key, transaction: newest) { return known }
         let (answer, transaction) = try entry(key, name, .unspecified)
         plan.strings.remember(answer, table: name, key: key, transaction: transaction)
@@ -57,10 +56,14 @@ extension IndexedBundle {
 
     /// The entry of table `name` for `key`, and the transaction it was read in.
     private func entry(_ key: String, _ name: String, _ localization: ResourceLookup.Localization) throws -> (answer: String?, transaction: UInt64) {
-        let bundleID = record.id
+        let bundleID = record.id, plain = localization == .unspecified
         return try reader.store.read { snap in
             for table in try tableFiles(name, localization, snap) {
-                switch try key.withUTF8Bytes({ try snap.stringsEntry(bundle: bundleID, table, key: UnsafeRawBufferPointer($0)) }) {
+                let answer = try key.withUTF8Bytes { k in
+                    let k = UnsafeRawBufferPointer(k)
+                    return try plain ? keptEntry(table, key: k, snap) : snap.stringsEntry(bundle: bundleID, table, key: k)
+                }
+                switch answer {
                 case .found(let value): return (value, snap.transactionID)
                 case .missing: continue
                 // A miss is an answer only for a table whose every entry is indexed.
@@ -70,6 +73,35 @@ extension IndexedBundle {
                 }
             }
             return (nil, snap.transactionID)
+        }
+    }
+
+    /// What `table` holds for `key`, from the entries of it read before in this snapshot's
+    /// transaction when they cover the key; else read. A table's first ask reads the key's
+    /// chunk and keeps nothing of it (a large table is not read whole, nor copied, for one
+    /// key), or the table record, whose entries, when it holds them, are kept; the next ask the
+    /// kept entries cannot answer reads every chunk (one cursor run), kept so that the keys
+    /// after it come from memory.
+    private func keptEntry(_ table: StringsKey.Table, key: UnsafeRawBufferPointer, _ snap: IndexSnapshot) throws -> StringsRecords.TableAnswer {
+        let (hash, check) = table.entry(key)
+        let transaction = snap.transactionID
+        switch plan.strings.entries(of: table, hash: hash, check: check, transaction: transaction) {
+        case .known(let answer): return answer
+        case .unknownTable:
+            let (answer, entries) = try snap.stringsFirstLookup(bundle: record.id, table, hash: hash, check: check)
+            switch (answer, entries) {
+            case (.notIndexed, _): plan.strings.remember(notIndexed: table, transaction: transaction)
+            case (_, let entries?): plan.strings.remember([entries], of: table, transaction: transaction)
+            case (_, nil): plan.strings.remember([], of: table, transaction: transaction)
+            }
+            return answer
+        case .unknownChunk:
+            let entries = try snap.stringsChunks(bundle: record.id, table)
+            plan.strings.remember(entries, of: table, transaction: transaction)
+            guard let holding = entries.first(where: { $0.covers(hash) }) else {
+                throw IndexFormatError(what: "strings table without the chunk of an entry hash")
+            }
+            return holding.value(hash: hash, check: check).map(StringsRecords.TableAnswer.found) ?? .missing
         }
     }
 
@@ -97,63 +129,5 @@ extension IndexedBundle {
         }
         guard let (path, isDirectory) = hit, !isDirectory else { return nil }
         return path
-    }
-}
-
-/// The answers `localizedStringEntry(forKey:table:)` gave for one bundle since the index last
-/// changed: a repeated ask costs a look at the newest transaction id (no read transaction) and
-/// a dictionary lookup, as Foundation's repeated ask costs one in its parsed table — but it
-/// holds only keys asked, and forgets them all at the next commit of a build or a watcher.
-final class LocalizedStringMemo: Sendable {
-    private struct Key: Hashable {
-        let table: String
-        let key: String
-
-        // Byte for byte: Swift's String equality would take "é" in one and in two scalars
-        // for the same key, which CF's tables keep apart.
-        static func == (a: Key, b: Key) -> Bool {
-            sameBytes(a.table, b.table) && sameBytes(a.key, b.key)
-        }
-
-        func hash(into h: inout Hasher) {
-            h.combine(table.utf8.count)   // the length first: the two cannot run into each other
-            h.combineBytes(of: table)
-            h.combineBytes(of: key)
-        }
-    }
-
-    private struct State {
-        var answers: [Key: String?] = [:]
-        /// Per table name (`Key.key` empty): the files its lookups found, `.stringsdict` first.
-        var files: [Key: [StringsKey.Table]] = [:]
-    }
-
-    /// More distinct keys than this and the memo starts again (memory stays bounded).
-    static let capacity = 4096
-
-    private let state = TransactionScoped(empty: State())
-
-    /// The remembered answer (`.some(nil)`: the table has no such key), if there is one read
-    /// in `transaction`.
-    func answer(table: String, key: String, transaction: UInt64) -> String?? {
-        state.read(newest: transaction) { $0.answers[Key(table: table, key: key)] }
-    }
-
-    func remember(_ answer: String?, table: String, key: String, transaction: UInt64) {
-        state.update(transaction: transaction) {
-            $0.answers.set(answer, for: Key(table: table, key: key), bounded: Self.capacity)
-        }
-    }
-
-    /// The table files a lookup of `table` found in `transaction`, if remembered: a key not
-    /// asked before then costs its entry read alone.
-    func files(table: String, transaction: UInt64) -> [StringsKey.Table]? {
-        state.read(newest: transaction) { $0.files[Key(table: table, key: "")] }
-    }
-
-    func remember(files: [StringsKey.Table], table: String, transaction: UInt64) {
-        state.update(transaction: transaction) {
-            $0.files.set(files, for: Key(table: table, key: ""), bounded: Self.capacity)
-        }
     }
 }

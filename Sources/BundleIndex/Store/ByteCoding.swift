@@ -84,18 +84,14 @@ struct ByteReader {
 
     mutating func u32() throws -> UInt32 {
         guard offset + 4 <= buffer.count else { throw IndexFormatError(what: "truncated u32") }
-        var v: UInt32 = 0
-        for i in 0..<4 { v |= UInt32(buffer[offset + i]) << (8 * UInt32(i)) }
-        offset += 4
-        return v
+        defer { offset += 4 }
+        return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     mutating func u64() throws -> UInt64 {
         guard offset + 8 <= buffer.count else { throw IndexFormatError(what: "truncated u64") }
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(buffer[offset + i]) << (8 * UInt64(i)) }
-        offset += 8
-        return v
+        defer { offset += 8 }
+        return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     mutating func varint() throws -> UInt64 {
@@ -117,6 +113,12 @@ struct ByteReader {
     }
 
     var length: Int { buffer.count }
+
+    /// The bytes at `range` (positions from the start), without copying.
+    func bytes(_ range: Range<Int>) throws -> UnsafeRawBufferPointer {
+        guard range.lowerBound >= 0 && range.upperBound <= buffer.count else { throw IndexFormatError(what: "range outside the record") }
+        return UnsafeRawBufferPointer(rebasing: buffer[range])
+    }
 
     mutating func count() throws -> Int {
         let n = try varint()

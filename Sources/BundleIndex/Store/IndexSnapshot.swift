@@ -1,3 +1,5 @@
+import Glibc
+
 /// A directory of a bundle with its key parts computed once (hash for the key, check for
 /// collision detection).
 struct DirectoryRef: Sendable {
@@ -173,20 +175,49 @@ package struct IndexSnapshot {
         }
     }
 
-    /// What the strings table at `table` holds for `key`: one read when the key has an entry
-    /// record (a table's usual case), else a second one of the table record, which holds a
-    /// small table's entries and says whether the file was indexed at all.
+    /// What the strings table at `table` holds for `key` (`stringsFirstLookup`, one read).
     func stringsEntry(bundle: UInt64, _ table: StringsKey.Table, key: UnsafeRawBufferPointer) throws -> StringsRecords.TableAnswer {
-        let entryKey = StringsKey.entry(bundle: bundle, table, key: key)
-        let found = try entryKey.withBytes { k -> String? in
-            guard let v = try txn.get(store.strings, key: k) else { return nil }
-            return try StringsRecords.value(v, key: key, tableCheck: table.check)
+        let (hash, check) = table.entry(key)
+        return try stringsFirstLookup(bundle: bundle, table, hash: hash, check: check).answer
+    }
+
+    /// A table's first lookup, with one cursor: set at `[bundle][table][hash]`, it lands on
+    /// the chunk whose range holds the hash when the table is chunked (one read; the entry is
+    /// looked up in the mapped record, nothing is copied); otherwise the record before is the
+    /// table's own record, if the table is in the index — nothing sorts between the two — and
+    /// when that record holds the entries, they come back with the answer, to be kept.
+    func stringsFirstLookup(bundle: UInt64, _ table: StringsKey.Table, hash: UInt64,
+                            check: UInt32) throws -> (answer: StringsRecords.TableAnswer, entries: StringsEntries?) {
+        try StringsKey.chunk(bundle: bundle, table, covering: hash).withBytes { k in
+            let prefix = StringsKey.tablePrefixSize
+            return try txn.seek(store.strings, atOrAfter: k) { found, previous in
+                if let (key, value) = found, key.count == k.count, memcmp(key.baseAddress!, k.baseAddress!, prefix) == 0 {
+                    return (try StringsRecords.lookup(chunk: value, hash: hash, check: check), nil)
+                }
+                guard let (key, value) = try previous(), key.count == prefix,
+                      memcmp(key.baseAddress!, k.baseAddress!, prefix) == 0 else { return (.notIndexed, nil) }
+                switch try StringsRecords.head(value, table) {
+                case .notIndexed: return (.notIndexed, nil)
+                case .entries(let entries):
+                    return (entries.value(hash: hash, check: check).map(StringsRecords.TableAnswer.found) ?? .missing, entries)
+                // A chunked table's record, yet no chunk where one has to be.
+                case .chunked: throw IndexFormatError(what: "strings table without the chunk of an entry hash")
+                }
+            }
         }
-        if let found { return .found(found) }
-        return try StringsKey.table(bundle: bundle, table).withBytes { k in
-            guard let v = try txn.get(store.strings, key: k) else { return .notIndexed }
-            return try StringsRecords.lookup(v, table, key: key, entryHash: entryKey.hash)
+    }
+
+    /// Every chunk of a chunked table, in hash order: one cursor run over `[bundle][table]`.
+    func stringsChunks(bundle: UInt64, _ table: StringsKey.Table) throws -> [StringsEntries] {
+        var out: [StringsEntries] = []
+        try txn.scan(store.strings, prefix: StringsKey.table(bundle: bundle, table).bytes) { key, value in
+            if key.count > StringsKey.tablePrefixSize {
+                out.append(try StringsRecords.chunk(value, upper: key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+            }
+            return true
         }
+        guard out.last?.upper == .max else { throw IndexFormatError(what: "strings table without its last chunk") }
+        return out
     }
 
     /// The modification time a strings table record holds; nil when there is none.
@@ -253,6 +284,7 @@ package struct IndexSnapshot {
 
     /// What a record of `database` is, by its value's first byte (docs/index-format.md).
     private static func recordKind(database: String, value: UnsafeRawBufferPointer) -> String {
+        if database == "strings" { return StringsRecords.kind(of: value) }
         guard database == "resources", let tag = value.first else { return "records" }
         switch tag {
         case RecordTag.directory.rawValue: return "directory listings"

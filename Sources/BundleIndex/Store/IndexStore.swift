@@ -12,6 +12,9 @@ package final class IndexStore: @unchecked Sendable {
     /// 5: exact-name records of 5 bytes (flags in the tag, no rank).
     /// 6: front-coded directory listings in blocks; type records hold entry indices.
     /// 7: the `strings` database (every entry of every strings table).
+    /// 8: a bundle's lproj names in readdir order.
+    /// 9: strings entries in chunks per table instead of a record per entry; a bundle record's
+    ///    parsed Info.plist dictionaries carry their byte length.
     static let formatVersion: UInt32 = 9
 
     let path: String

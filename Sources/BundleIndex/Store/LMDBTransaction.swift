@@ -101,6 +101,37 @@ package final class LMDBTransaction: @unchecked Sendable {
         }
     }
 
+    /// A key and value in the memory map, valid only until the transaction ends (or, in a
+    /// write transaction, the next write).
+    typealias Pair = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+
+    /// `mdb_cursor_get` with `MDB_SET_RANGE`: `body` gets the first pair whose key is `key` or
+    /// sorts after it (nil past the last key), and a function that steps the same cursor to
+    /// the pair before that one (`MDB_PREV`, or `MDB_LAST` past the end). One cursor step, two
+    /// when `body` asks for the pair before.
+    func seek<T>(_ dbi: MDB_dbi, atOrAfter key: UnsafeRawBufferPointer,
+                 _ body: (_ found: Pair?, _ previous: () throws -> Pair?) throws -> T) throws -> T {
+        reads += 1
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+        if rc != MDB_NOTFOUND { try check(rc) }
+        func pair() -> Pair {
+            (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        }
+        let found = rc == MDB_NOTFOUND ? nil : pair()
+        return try body(found) {
+            self.reads += 1
+            let rc = mdb_cursor_get(cursor, &k, &v, found == nil ? MDB_LAST : MDB_PREV)
+            if rc == MDB_NOTFOUND { return nil }
+            try check(rc)
+            return pair()
+        }
+    }
+
     /// Visits every (key, value) pair whose key starts with `prefix`, in key order. `body` returns
     /// false to stop early. Buffers are valid only during the call.
     func scan(_ dbi: MDB_dbi, prefix: [UInt8],

@@ -121,7 +121,7 @@ package enum Hashing {
     /// The entry part of a `strings` key: the key's UTF-8, seeded with the table's hash.
     static func entry(_ key: UnsafeRawBufferPointer, table: UInt64) -> UInt64 { xxh3(key, seed: table) }
 
-    /// The check an entry record stores: the key hashed with a seed taken from the table's
+    /// The check a strings entry stores: the key hashed with a seed taken from the table's
     /// check, so a wrong key or a wrong table both show.
     static func entryCheck(_ key: UnsafeRawBufferPointer, tableCheck: UInt32) -> UInt32 {
         UInt32(truncatingIfNeeded: xxh3(key, seed: entryCheckSeed ^ UInt64(tableCheck)))

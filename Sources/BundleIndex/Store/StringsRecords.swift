@@ -1,18 +1,21 @@
-/// Keys of the `strings` database (docs/index-format.md), 12 bytes:
+/// Keys of the `strings` database (docs/index-format.md, "strings tables"):
 ///
-///     [bundle id: u32 BE][hash: u64 BE]
+///     table record  [bundle id: u32 BE][table hash: u64 BE]                      12 bytes
+///     entry chunk   [bundle id: u32 BE][table hash: u64 BE][upper hash: u64 BE]  20 bytes
 ///
-/// A table record's hash is `Hashing.table` of the table file's path relative to the bundle
-/// root; an entry record's, `Hashing.entry` of the key seeded with its table's hash. Both kinds
-/// share the bundle's 64-bit space (the build fails on a collision, as for resources), and a
+/// A table hash is `Hashing.table` of the table file's path relative to the bundle root; a
+/// chunk's upper hash is the largest entry hash it covers. LMDB orders a key before the longer
+/// keys it begins, so a table record comes first and its chunks follow in hash order: a cursor
+/// set at `[bundle][table][entry hash]` lands on the one chunk that may hold the entry. A
 /// bundle's records form one key range, removed with it and appended when it is new.
 package struct StringsKey: Equatable {
-    static let size = 12
     let bundle: UInt64
-    let hash: UInt64
+    let table: UInt64
+    /// The chunk's upper hash; nil for the table record.
+    let upper: UInt64?
 
     /// A table file's key parts, computed once per lookup.
-    package struct Table {
+    package struct Table: Sendable {
         let path: String
         let hash: UInt64
         let check: UInt32
@@ -22,118 +25,152 @@ package struct StringsKey: Equatable {
             hash = Hashing.table(path)
             check = Hashing.tableCheck(path)
         }
+
+        /// The entry hash and entry check of `key` in this table.
+        func entry(_ key: UnsafeRawBufferPointer) -> (hash: UInt64, check: UInt32) {
+            (Hashing.entry(key, table: hash), Hashing.entryCheck(key, tableCheck: check))
+        }
     }
 
     static func table(bundle: UInt64, _ table: Table) -> StringsKey {
-        StringsKey(bundle: bundle, hash: table.hash)
+        StringsKey(bundle: bundle, table: table.hash, upper: nil)
     }
 
-    static func entry(bundle: UInt64, _ table: Table, key: UnsafeRawBufferPointer) -> StringsKey {
-        StringsKey(bundle: bundle, hash: Hashing.entry(key, table: table.hash))
+    /// The key a cursor is set at to find the chunk that may hold `entryHash`.
+    static func chunk(bundle: UInt64, _ table: Table, covering entryHash: UInt64) -> StringsKey {
+        StringsKey(bundle: bundle, table: table.hash, upper: entryHash)
     }
 
     var bytes: [UInt8] { withBytes { Array($0) } }
 
-    /// The key's bytes on the stack: three big-endian u32 words.
+    /// The key's bytes on the stack: big-endian u32 words, three for a table record, five for
+    /// a chunk.
     func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let u = upper ?? 0
         var words = (UInt32(truncatingIfNeeded: bundle).bigEndian,
-                     UInt32(truncatingIfNeeded: hash >> 32).bigEndian, UInt32(truncatingIfNeeded: hash).bigEndian)
-        return try withUnsafeBytes(of: &words) { try body($0) }
+                     UInt32(truncatingIfNeeded: table >> 32).bigEndian, UInt32(truncatingIfNeeded: table).bigEndian,
+                     UInt32(truncatingIfNeeded: u >> 32).bigEndian, UInt32(truncatingIfNeeded: u).bigEndian)
+        return try withUnsafeBytes(of: &words) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(upper == nil ? 12 : 20))) }
     }
+
+    /// The bytes a chunk's key shares with its table record's: bundle and table.
+    static let tablePrefixSize = 12
 }
 
 /// The records of one bundle's strings tables, in key order (docs/index-format.md, "strings
 /// tables"):
 ///
-/// * table: tag `L`, check u32 of the file's path (`Hashing.tableCheck`), its
-///   modification time (u64 ns), then the form:
+/// * table: tag `L`, check u32 of the file's path (`Hashing.tableCheck`), its modification
+///   time (u64 ns), then the form:
 ///   - 0: the file was not read (over the size limit);
-///   - 1: its entries are entry records; the count follows (varint);
-///   - 2: its entries are here (a small table): count (varint), then per entry its entry hash
-///     (u64), check (u32) and value (varint length, UTF-8). Most tables of generated trees hold
-///     one entry or none, and an entry record of its own costs ~35 bytes besides the value;
-/// * entry: tag `V`, check u32 (`Hashing.entryCheck`), then the value's UTF-8 up to the end.
+///   - 1: its entries are in chunk records; their count follows (varint);
+///   - 2: its entries are here (a table of at most `chunkBytes` of entries): count (varint),
+///     then per entry, in hash order, its entry hash (u64), check (u32) and value (varint
+///     length, UTF-8);
+/// * chunk: tag `C`, the lowest entry hash it covers (u64; its key holds the highest), then its
+///   entries as in form 2. A table's chunks cover every hash from 0 to 2^64 − 1 between them,
+///   so a hash is in exactly one chunk's range, where the entry is or is not.
 package enum StringsRecords {
     static let tableTag: UInt8 = 0x4C  // 'L'
-    static let entryTag: UInt8 = 0x56  // 'V'
+    static let chunkTag: UInt8 = 0x43  // 'C'
 
     enum Form: UInt8 {
-        case notRead = 0, entryRecords = 1, inline = 2
+        case notRead = 0, chunked = 1, inline = 2
     }
 
-    /// A table goes inline when it has at most this many entries, of at most `inlineBytes` of
-    /// values together: small enough that scanning them costs less than a second read.
-    static let inlineEntries = 4
-    static let inlineBytes = 256
+    /// The most bytes of entries a chunk (or a table record holding its entries) takes. Four
+    /// such records and their 20-byte keys fill a 4 KiB LMDB page, and no record needs an
+    /// overflow page (LMDB's largest node on 4 KiB pages is ~2 KiB) unless one entry alone is
+    /// larger. Smaller chunks would cost more keys; larger ones, more bytes decoded per lookup.
+    static let chunkBytes = 960
 
     /// Calls `body` with every record of `tables` in key order (the value buffer is valid only
-    /// during the call). Throws `BundleIndexError.hashCollision` when two records of the bundle
-    /// (tables or keys) share a hash.
+    /// during the call). Throws `BundleIndexError.hashCollision` when two tables of the bundle,
+    /// or two keys of one table, share a hash.
     static func forEach(bundleID: UInt64, bundlePath: String, tables: [StringsTable],
                         _ body: (StringsKey, UnsafeRawBufferPointer) throws -> Void) throws {
-        // Tables and entries share the bundle's hash space: every record first, then in order.
-        var records: [(hash: UInt64, table: Int, key: String?, value: [UInt8])] = []
-        var value = ByteWriter(capacity: 256)
-        for (t, table) in tables.enumerated() {
-            let ref = StringsKey.Table(table.path)
+        let refs = tables.map { StringsKey.Table($0.path) }
+        let order = tables.indices.sorted { refs[$0].hash < refs[$1].hash }
+        for (a, b) in zip(order, order.dropFirst()) where refs[a].hash == refs[b].hash {
+            throw BundleIndexError.hashCollision("strings records: tables \(tables[a].path) and \(tables[b].path) in \(bundlePath)")
+        }
+        var value = ByteWriter(capacity: 1024), entries = ByteWriter(capacity: 4096)
+        for t in order {
+            let table = tables[t], ref = refs[t]
             value.removeAll()
             value.u8(tableTag)
             value.u32(ref.check)
             value.u64(table.modificationTime)
-            guard case .entries(let entries) = table.content else {
+            let tableKey = StringsKey.table(bundle: bundleID, ref)
+            guard case .entries(let list) = table.content else {
                 value.u8(Form.notRead.rawValue)
-                records.append((ref.hash, t, nil, value.bytes))
+                try value.withBytes { try body(tableKey, $0) }
                 continue
             }
-            let keyed = uniqueEntries(entries, ref)
-            if keyed.count <= inlineEntries && keyed.reduce(0, { $0 + $1.entry.value.utf8.count }) <= inlineBytes {
+            let keyed = try uniqueEntries(list, ref, in: "\(table.path) in \(bundlePath)")
+            // Every entry encoded once; `ends[i]` is where entry i ends in `entries`.
+            entries.removeAll()
+            var ends: [Int] = []
+            ends.reserveCapacity(keyed.count)
+            for (hash, check, entry) in keyed {
+                entries.u64(hash)
+                entries.u32(check)
+                entries.string(entry.value)
+                ends.append(entries.count)
+            }
+            if entries.count <= chunkBytes {
                 value.u8(Form.inline.rawValue)
                 value.varint(keyed.count)
-                for (hash, entry) in keyed {
-                    value.u64(hash)
-                    value.u32(check(entry.key, ref))
-                    value.string(entry.value)
-                }
-                records.append((ref.hash, t, nil, value.bytes))
+                value.bytesAppending(entries.bytes)
+                try value.withBytes { try body(tableKey, $0) }
                 continue
             }
-            value.u8(Form.entryRecords.rawValue)
+            value.u8(Form.chunked.rawValue)
             value.varint(keyed.count)
-            records.append((ref.hash, t, nil, value.bytes))
-            for (hash, entry) in keyed {
+            try value.withBytes { try body(tableKey, $0) }
+            var first = 0, lower: UInt64 = 0
+            while first < keyed.count {
+                let start = first == 0 ? 0 : ends[first - 1]
+                var last = first   // at least one entry, however large
+                while last + 1 < keyed.count && ends[last + 1] - start <= chunkBytes { last += 1 }
+                let upper = last == keyed.count - 1 ? UInt64.max : keyed[last].hash
                 value.removeAll()
-                value.u8(entryTag)
-                value.u32(check(entry.key, ref))
-                value.bytesAppending(entry.value.utf8)
-                records.append((hash, t, entry.key, value.bytes))
+                value.u8(chunkTag)
+                value.u64(lower)
+                value.varint(last - first + 1)
+                value.bytesAppending(entries.bytes[start..<ends[last]])
+                try value.withBytes { try body(StringsKey(bundle: bundleID, table: ref.hash, upper: upper), $0) }
+                first = last + 1
+                lower = upper &+ 1
             }
-        }
-        records.sort { $0.hash < $1.hash }
-        func what(_ r: (hash: UInt64, table: Int, key: String?, value: [UInt8])) -> String {
-            (r.key.map { "key \($0) of " } ?? "table ") + tables[r.table].path
-        }
-        for (i, r) in records.enumerated() {
-            if i > 0 && records[i - 1].hash == r.hash {
-                throw BundleIndexError.hashCollision("strings records: \(what(records[i - 1])) and \(what(r)) in \(bundlePath)")
-            }
-            try r.value.withUnsafeBytes { try body(StringsKey(bundle: bundleID, hash: r.hash), $0) }
         }
     }
 
-    /// The entries with their hashes, one per key, in hash order (a small table's record lists
-    /// them so: the same table, the same bytes). Keys equal only as Swift strings (lone UTF-16
-    /// surrogates decode alike) are one key; other equal hashes are left to the caller's check.
-    private static func uniqueEntries(_ entries: [StringsTable.Entry], _ ref: StringsKey.Table) -> [(hash: UInt64, entry: StringsTable.Entry)] {
-        // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
-        var seen: Set<[UInt8]> = []
-        return entries.compactMap { e in
-            guard seen.insert(Array(e.key.utf8)).inserted else { return nil }
-            return (e.key.withUTF8Bytes { Hashing.entry(UnsafeRawBufferPointer($0), table: ref.hash) }, e)
-        }.sorted { $0.hash < $1.hash }
-    }
-
-    private static func check(_ key: String, _ ref: StringsKey.Table) -> UInt32 {
-        key.withUTF8Bytes { Hashing.entryCheck(UnsafeRawBufferPointer($0), tableCheck: ref.check) }
+    /// The entries with their hashes and checks, one per key, in hash order. Keys equal only as
+    /// Swift strings (lone UTF-16 surrogates decode alike) are one key, the first; two keys of
+    /// one hash are a collision.
+    private static func uniqueEntries(_ entries: [StringsTable.Entry], _ ref: StringsKey.Table,
+                                      in table: String) throws -> [(hash: UInt64, check: UInt32, entry: StringsTable.Entry)] {
+        var keyed = entries.indices.map { i in
+            let (hash, check) = entries[i].key.withUTF8Bytes { ref.entry(UnsafeRawBufferPointer($0)) }
+            return (hash: hash, check: check, index: i)
+        }
+        // Equal keys have equal hashes: sorted by hash, then by position, the first of a key leads.
+        keyed.sort { ($0.hash, $0.index) < ($1.hash, $1.index) }
+        var out: [(hash: UInt64, check: UInt32, entry: StringsTable.Entry)] = []
+        out.reserveCapacity(keyed.count)
+        for k in keyed {
+            let entry = entries[k.index]
+            if let last = out.last, last.hash == k.hash {
+                // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
+                guard sameBytes(last.entry.key, entry.key) else {
+                    throw BundleIndexError.hashCollision("strings records: keys \(last.entry.key) and \(entry.key) of \(table)")
+                }
+                continue
+            }
+            out.append((k.hash, k.check, entry))
+        }
+        return out
     }
 
     /// Every record, copied (the verifier compares them with what is stored).
@@ -145,42 +182,54 @@ package enum StringsRecords {
         return out
     }
 
-    /// An entry record's value for `key`, nil when the record is of another key or table (or
-    /// is a table record whose hash the key's happens to be).
-    static func value(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, tableCheck: UInt32) throws -> String? {
-        var r = ByteReader(record)
-        let tag = try r.u8()
-        if tag == tableTag { return nil }
-        guard tag == entryTag else { throw IndexFormatError(what: "strings entry tag") }
-        guard try r.u32() == Hashing.entryCheck(key, tableCheck: tableCheck) else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: record[r.offset...]), as: UTF8.self)
-    }
-
-    /// What a table record answers for `key` (whose entry hash is `entryHash`): the value of an
-    /// inline entry, `.missing` when the table has no such entry, `.notIndexed` when the file
-    /// was not read or the record is another table's (a hash collision).
-    static func lookup(_ record: UnsafeRawBufferPointer, _ table: StringsKey.Table, key: UnsafeRawBufferPointer,
-                       entryHash: UInt64) throws -> TableAnswer {
+    /// What a table record says: `.notIndexed` when the file was not read or the record is
+    /// another table's (a hash collision), its entries when they are in the record, or that
+    /// they are in chunks.
+    static func head(_ record: UnsafeRawBufferPointer, _ table: StringsKey.Table) throws -> TableHead {
         var r = ByteReader(record)
         guard try r.u8() == tableTag else { throw IndexFormatError(what: "strings table tag") }
         guard try r.u32() == table.check else { return .notIndexed }
         _ = try r.u64()
         switch Form(rawValue: try r.u8()) {
         case .notRead?: return .notIndexed
-        case .entryRecords?: return .missing
-        case .inline?:
-            let check = Hashing.entryCheck(key, tableCheck: table.check)
-            for _ in 0..<(try r.count()) {
-                let hash = try r.u64(), entryCheck = try r.u32(), value = try r.slice()
-                if hash == entryHash && entryCheck == check { return .found(String(decoding: value, as: UTF8.self)) }
-            }
-            return .missing
+        case .chunked?: return .chunked
+        case .inline?: return .entries(try StringsEntries(lower: 0, upper: .max, &r))
         case nil: throw IndexFormatError(what: "strings table form")
         }
     }
 
+    enum TableHead {
+        case notIndexed, chunked, entries(StringsEntries)
+    }
+
+    /// What a table answers for a key: its value, no entry, or not known (the file was not read).
     enum TableAnswer: Equatable {
         case found(String), missing, notIndexed
+    }
+
+    /// A chunk record's entries, covering the hashes from its value's lower bound to `upper`
+    /// (from its key).
+    static func chunk(_ record: UnsafeRawBufferPointer, upper: UInt64) throws -> StringsEntries {
+        var r = ByteReader(record)
+        guard try r.u8() == chunkTag else { throw IndexFormatError(what: "strings chunk tag") }
+        let lower = try r.u64()
+        guard lower <= upper else { throw IndexFormatError(what: "strings chunk bounds") }
+        return try StringsEntries(lower: lower, upper: upper, &r)
+    }
+
+    /// What a chunk record holds for the entry `hash`, `check`, read in place (a table's first
+    /// ask: one entry wanted, nothing kept): entries are in hash order, so the scan stops at
+    /// the first larger hash.
+    static func lookup(chunk record: UnsafeRawBufferPointer, hash: UInt64, check: UInt32) throws -> TableAnswer {
+        var r = ByteReader(record)
+        guard try r.u8() == chunkTag else { throw IndexFormatError(what: "strings chunk tag") }
+        _ = try r.u64()
+        for _ in 0..<(try r.count()) {
+            let entryHash = try r.u64(), entryCheck = try r.u32(), value = try r.slice()
+            if entryHash > hash { break }
+            if entryHash == hash && entryCheck == check { return .found(String(decoding: value, as: UTF8.self)) }
+        }
+        return .missing
     }
 
     /// A table record's modification time, nil when the record is another table's.
@@ -190,4 +239,80 @@ package enum StringsRecords {
         guard try r.u32() == table.check else { return nil }
         return try r.u64()
     }
+
+    /// What a record of the `strings` database is, by its tag and form (`stats --detail`).
+    static func kind(of value: UnsafeRawBufferPointer) -> String {
+        switch (value.first, value.count > 13 ? value[13] : nil) {
+        case (chunkTag?, _): return "entry chunks"
+        case (tableTag?, Form.inline.rawValue?): return "tables with their entries"
+        case (tableTag?, Form.chunked.rawValue?): return "table records of chunked tables"
+        case (tableTag?, Form.notRead.rawValue?): return "tables not read (over the size limit)"
+        default: return "other"
+        }
+    }
+}
+
+/// The entries of one chunk (or of a table record holding them), copied into memory: what a
+/// lookup reads once and then answers every key of the chunk's range from. `lower...upper`
+/// are the entry hashes it covers: a hash in that range that it does not hold is not in the
+/// table.
+package struct StringsEntries: Sendable {
+    let lower: UInt64
+    let upper: UInt64
+    /// The entries as stored (per entry: hash u64, check u32, value varint length + UTF-8),
+    /// one copy of the record's bytes: a table's first ask copies a chunk, it does not take
+    /// it apart.
+    private let bytes: [UInt8]
+    /// Where each entry starts in `bytes`, in hash order.
+    private let starts: [Int32]
+
+    /// Reads the entry count (varint) and the entries that follow it, to the end of `r`.
+    init(lower: UInt64, upper: UInt64, _ r: inout ByteReader) throws {
+        self.lower = lower
+        self.upper = upper
+        let n = try r.count(), first = r.offset
+        var starts: [Int32] = []
+        starts.reserveCapacity(n)
+        var previous: UInt64?
+        for _ in 0..<n {
+            starts.append(Int32(truncatingIfNeeded: r.offset - first))
+            let hash = try r.u64()
+            guard previous.map({ $0 < hash }) ?? true, hash >= lower && hash <= upper else {
+                throw IndexFormatError(what: "strings entries out of order")
+            }
+            previous = hash
+            _ = try r.u32()
+            _ = try r.slice()
+        }
+        guard r.isAtEnd else { throw IndexFormatError(what: "bytes after the strings entries") }
+        self.starts = starts
+        bytes = Array(try r.bytes(first..<r.offset))
+    }
+
+    /// The number of entries.
+    var count: Int { starts.count }
+
+    /// Whether the entry with this hash, if the table has one, is here.
+    func covers(_ hash: UInt64) -> Bool { hash >= lower && hash <= upper }
+
+    /// The value of the entry with `hash` and `check`; nil when there is none (the hash must be
+    /// covered). A hash found with another check is another key (or table) that collides.
+    func value(hash: UInt64, check: UInt32) -> String? {
+        bytes.withUnsafeBytes { b -> String? in
+            // Offsets were checked when the entries were read.
+            func hashAt(_ i: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: Int(starts[i]), as: UInt64.self)) }
+            var low = 0, high = starts.count
+            while low < high {
+                let mid = (low + high) / 2
+                if hashAt(mid) < hash { low = mid + 1 } else { high = mid }
+            }
+            guard low < starts.count, hashAt(low) == hash else { return nil }
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: b[(Int(starts[low]) + 8)...]))
+            guard (try? r.u32()) == check, let value = try? r.slice() else { return nil }
+            return String(decoding: value, as: UTF8.self)
+        }
+    }
+
+    /// The bytes this holds in memory (for the bound on what a bundle keeps).
+    var memoryBytes: Int { bytes.count + starts.count * 4 }
 }
