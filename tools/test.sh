@@ -22,3 +22,9 @@ python3 tools/check-references
 python3 tools/room-deps > /dev/null
 python3 tools/api-surface
 python3 tools/api-surface --module BundleIndexC --max-types 2
+# docs/performance.md is tools/bench-report's table followed by docs/performance-notes.md; a
+# section written into the first alone would be lost at the next report.
+if ! diff -q <(sed -n '/^## Notes (written by hand/,$p' docs/performance.md) docs/performance-notes.md > /dev/null; then
+    echo "docs/performance.md's notes differ from docs/performance-notes.md: write notes in the latter and copy them" >&2
+    exit 1
+fi
