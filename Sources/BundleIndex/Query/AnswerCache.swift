@@ -6,7 +6,7 @@ import Synchronization
 /// (docs/performance.md, "Query shapes on real trees"). Asking costs one look at the newest
 /// meta page (`mdb_env_info`, no transaction) and one hash of the query. Held inline by the
 /// bundle's `SearchPlan`, as its `TransactionScoped` is: opening a bundle allocates nothing for
-/// its caches (with a class each, they were a quarter of opening and closing a bundle).
+/// its caches (as classes, freeing them made a bundle's release cost twice as much).
 struct AnswerCache: ~Copyable, Sendable {
     /// A lookup's arguments as given; `localization` is `.none` for the calls without
     /// `forLocalization:`, `.some(nil)` for `forLocalization: nil`.
