@@ -11,7 +11,6 @@ let arguments = CommandLine.arguments
 if let line = PlainQueryLine(arguments: arguments) {
     do {
         try line.run()
-        exit(0)
     } catch {
         exit(error.code)
     }

@@ -47,6 +47,13 @@ struct StoreTests {
             #expect(try a.path(forResource: "a", ofType: "txt") == f.root + "/A.app/a.txt")
         }
         #expect(try IndexStore.openForReading(path: f.indexPath).environment === writing.environment)
+        // Other spellings of the index's path name the same directory, so the same environment.
+        let link = f.root + "-index-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: f.indexPath)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        for spelling in [link, f.indexPath + "/.", f.indexPath + "//", link + "/../" + (link as NSString).lastPathComponent] {
+            #expect(try IndexStore.openForReading(path: spelling).environment === writing.environment, "\(spelling)")
+        }
     }
 
     @Test("queries during rebuilds of the same root never miss a resource that exists in every version")

@@ -128,7 +128,14 @@ package final class LMDBEnvironment: @unchecked Sendable {
         self.path = path
         self.readOnly = readOnly
         self.lockless = lockless
-        MappedRanges.register(directory: path)
+        registerWithFaultGuard()
+    }
+
+    /// Tells the crash guard (`MappedReadGuard`) which file this environment maps; where it is
+    /// mapped, before or after a resize, the guard looks up when a fault comes.
+    private func registerWithFaultGuard() {
+        var fd: Int32 = -1
+        if mdb_env_get_fd(handle, &fd) == 0 { MappedRanges.register(dataFile: fd) }
     }
 
     /// `mdb_reader_check`: frees the reader slots of processes that no longer exist; returns
@@ -142,15 +149,27 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// LMDB forbids opening one environment twice in a process: closing either copy releases
     /// the other's locks and reader slots. Every open goes through here, so a process shares
     /// one environment per index (a read-write one serves reads too).
-    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+    /// Keyed by the index directory's device and inode, which every spelling of its path shares
+    /// (one `stat`, where resolving the path took a `readlink` per component).
+    private static let registry = Mutex<[DirectoryIdentity: WeakEnvironment]>([:])
 
     private struct WeakEnvironment {
         weak var environment: LMDBEnvironment?
     }
 
+    private struct DirectoryIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
     static func shared(path: String, readOnly: Bool, lockless: Bool = false,
                        mapSize: Int = defaultMapSize) throws -> LMDBEnvironment {
-        let key = FileSystem.realPath(path) ?? path
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            // No directory to share: LMDB's open fails and says why.
+            return try LMDBEnvironment(path: path, readOnly: readOnly, lockless: lockless, mapSize: mapSize)
+        }
+        let key = DirectoryIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
         return try registry.withLock { table in
             if let env = table[key]?.environment {
                 if readOnly || !env.readOnly { return env }
@@ -354,8 +373,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
             transactions.withLock { $0.unmapped = true }
         }
         try check(rc)
-        // The file may now be mapped elsewhere: the crash guard learns the new range.
-        MappedRanges.register(directory: path)
     }
 
     /// How long `setMapSize` waits for the transactions of other threads to end.

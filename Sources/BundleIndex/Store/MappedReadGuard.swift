@@ -18,6 +18,7 @@ public enum MappedReadGuard {
         buffer.initialize(from: bytes, count: bytes.count)
         MappedRanges.message = UnsafeBufferPointer(start: buffer, count: bytes.count)
         MappedRanges.exitCode = exitCode
+        MappedRanges.prepareForFaults()
         MappedRanges.recording = true
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = { signal, info, _ in
@@ -48,15 +49,18 @@ public enum MappedReadGuard {
     /// The first byte of every index map this process opened (Tests/FaultProbe touches a page
     /// of one past the end of its file to raise a fault the guard must own).
     @_spi(Testing)
-    public static var mapStarts: [UInt] { MappedRanges.all.map(\.start) }
+    public static var mapStarts: [UInt] { MappedRanges.starts }
 }
 
-/// The address ranges of the LMDB maps this process opened, readable from a signal handler:
-/// fixed slots of plain words, filled once per environment and never moved.
+/// The files of the LMDB maps this process opened, and where they are mapped, readable from a
+/// signal handler. Opening an index records only its `data.mdb`'s device and inode (one `fstat`);
+/// where the file is mapped is looked up in /proc/self/maps when a fault arrives. Finding the map
+/// at every open instead meant reading /proc/self/maps and resolving the index path, ~5 % of a
+/// fresh `bundleidx query` process (perf), for a fault that almost never comes.
 enum MappedRanges {
     private static let slots = 64
-    nonisolated(unsafe) private static let starts = UnsafeMutablePointer<UInt>.allocate(capacity: slots)
-    nonisolated(unsafe) private static let ends = UnsafeMutablePointer<UInt>.allocate(capacity: slots)
+    nonisolated(unsafe) private static let devices = UnsafeMutablePointer<UInt64>.allocate(capacity: slots)
+    nonisolated(unsafe) private static let inodes = UnsafeMutablePointer<UInt64>.allocate(capacity: slots)
     private static let count = Atomic<Int>(0)
     nonisolated(unsafe) static var message: UnsafeBufferPointer<UInt8>?
     nonisolated(unsafe) static var exitCode: Int32 = 3
@@ -64,49 +68,129 @@ enum MappedRanges {
     /// True once `MappedReadGuard.install` ran: only then are maps recorded.
     nonisolated(unsafe) static var recording = false
 
-    /// Records the map of the environment just opened on `directory`: the mappings of its
-    /// `data.mdb` in /proc/self/maps (LMDB does not tell where it mapped the file: its
-    /// `me_mapaddr` is set only for fixed maps).
-    static func register(directory: String) {
-        guard recording, let maps = readAll("/proc/self/maps") else { return }
-        let file = (FileSystem.realPath(directory) ?? directory) + "/data.mdb"
-        for line in maps.split(separator: UInt8(ascii: "\n")) where line.count > file.utf8.count {
-            guard line.suffix(file.utf8.count).elementsEqual(file.utf8),
-                  let dash = line.firstIndex(of: UInt8(ascii: "-")),
-                  let space = line[dash...].firstIndex(of: UInt8(ascii: " ")),
-                  let start = UInt(String(decoding: line[..<dash], as: UTF8.self), radix: 16),
-                  let end = UInt(String(decoding: line[line.index(after: dash)..<space], as: UTF8.self), radix: 16)
-            else { continue }
-            let index = count.load(ordering: .relaxed)
-            guard index < slots else { return }
-            starts[index] = start
-            ends[index] = end
-            count.store(index + 1, ordering: .releasing)
-        }
+    /// What the fault handler reads /proc/self/maps into: allocated by `install`, never freed.
+    nonisolated(unsafe) private static var buffer = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+
+    /// Allocates the buffer the fault handler reads into (a handler must not allocate).
+    static func prepareForFaults() {
+        if buffer.baseAddress == nil { buffer = .allocate(capacity: 16 << 10) }
     }
 
-    /// A whole file whose size stat does not know (/proc).
-    private static func readAll(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { return out }
-            out += chunk[..<n]
-        }
-    }
-
-    static var all: [(start: UInt, end: UInt)] {
-        (0..<count.load(ordering: .acquiring)).map { (starts[$0], ends[$0]) }
-    }
-
-    static func contains(_ address: UInt) -> Bool {
+    /// Records the data file of an environment just opened (`fd`: LMDB's descriptor of
+    /// `data.mdb`). A file already recorded is not recorded twice.
+    static func register(dataFile fd: Int32) {
+        guard recording else { return }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return }
         let n = count.load(ordering: .acquiring)
-        for i in 0..<n where address >= starts[i] && address < ends[i] { return true }
-        return false
+        for i in 0..<n where devices[i] == UInt64(st.st_dev) && inodes[i] == UInt64(st.st_ino) { return }
+        guard n < slots else { return }
+        devices[n] = UInt64(st.st_dev)
+        inodes[n] = UInt64(st.st_ino)
+        count.store(n + 1, ordering: .releasing)
+    }
+
+    /// True when `address` lies in a mapping of a recorded file. Safe in a signal handler: only
+    /// open/read/close, and parsing on the buffer `prepareForFaults` allocated.
+    static func contains(_ address: UInt) -> Bool {
+        var found = false
+        forEachRecordedMapping { start, end in
+            if address >= start && address < end { found = true }
+            return !found
+        }
+        return found
+    }
+
+    /// The first byte of every mapping of a recorded file.
+    static var starts: [UInt] {
+        var out: [UInt] = []
+        forEachRecordedMapping { start, _ in out.append(start); return true }
+        return out
+    }
+
+    /// Calls `body` with the range of every line of /proc/self/maps whose file is recorded,
+    /// until it returns false.
+    private static func forEachRecordedMapping(_ body: (UInt, UInt) -> Bool) {
+        guard let base = buffer.baseAddress, count.load(ordering: .acquiring) > 0 else { return }
+        let fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var filled = 0
+        while true {
+            let n = read(fd, base + filled, buffer.count - filled)
+            if n < 0 && errno == EINTR { continue }
+            let atEnd = n <= 0
+            if !atEnd { filled += n }
+            // Every complete line; at the end, what is left is one too.
+            var lineStart = 0
+            var i = 0
+            while i < filled {
+                if base[i] == UInt8(ascii: "\n") {
+                    if let (start, end) = recordedRange(base + lineStart, i - lineStart), !body(start, end) { return }
+                    lineStart = i + 1
+                }
+                i += 1
+            }
+            if atEnd {
+                if lineStart < filled, let (start, end) = recordedRange(base + lineStart, filled - lineStart) {
+                    _ = body(start, end)
+                }
+                return
+            }
+            // Keep the incomplete last line; a line longer than the buffer is dropped (no line
+            // of ours is: a path is at most PATH_MAX, far below the buffer's size).
+            if lineStart == 0 && filled == buffer.count { filled = 0; continue }
+            memmove(base, base + lineStart, filled - lineStart)
+            filled -= lineStart
+        }
+    }
+
+    /// The range of one /proc/self/maps line (`start-end perms offset major:minor inode path`),
+    /// when its device and inode are recorded.
+    private static func recordedRange(_ line: UnsafeMutablePointer<UInt8>, _ length: Int) -> (UInt, UInt)? {
+        var field = MapsLine(bytes: line, length: length)
+        guard let start = field.number(radix: 16, until: "-"), let end = field.number(radix: 16, until: " ") else { return nil }
+        field.skip(until: " ")                        // permissions
+        field.skip(until: " ")                        // offset
+        guard let major = field.number(radix: 16, until: ":"), let minor = field.number(radix: 16, until: " "),
+              let inode = field.number(radix: 10, until: " "), inode != 0 else { return nil }
+        // glibc's encoding of a device number (gnu_dev_makedev), as `stat` gives it.
+        let device = (minor & 0xff) | ((major & 0xfff) << 8) | ((minor & ~0xff) << 12) | ((major & ~0xfff) << 32)
+        let n = count.load(ordering: .acquiring)
+        for i in 0..<n where devices[i] == device && inodes[i] == inode { return (UInt(start), UInt(end)) }
+        return nil
+    }
+}
+
+/// Reads the fields of one /proc/self/maps line in place (no allocation: it runs in a signal
+/// handler).
+private struct MapsLine {
+    let bytes: UnsafeMutablePointer<UInt8>
+    let length: Int
+    var at = 0
+
+    /// The number up to `stop` (or the end of the line), stepping over `stop`; nil when a byte
+    /// before it is not a digit of `radix`, or there is none.
+    mutating func number(radix: UInt64, until stop: Unicode.Scalar) -> UInt64? {
+        var value: UInt64 = 0, digits = 0
+        while at < length, bytes[at] != UInt8(ascii: stop) {
+            let c = bytes[at]
+            let digit: UInt64
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(c - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+            value = value &* radix &+ digit
+            digits += 1
+            at += 1
+        }
+        at += 1
+        return digits > 0 ? value : nil
+    }
+
+    mutating func skip(until stop: Unicode.Scalar) {
+        while at < length, bytes[at] != UInt8(ascii: stop) { at += 1 }
+        at += 1
     }
 }
