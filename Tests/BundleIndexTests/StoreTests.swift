@@ -369,3 +369,47 @@ struct StoreTests {
         #expect(whole.compactMap(\.pageBytes).reduce(0, +) <= size)
     }
 }
+
+@Suite("Index store: appending keys")
+struct AppendWhenLastTests {
+    /// Writes `keys` (value: the key reversed, then 300 bytes) into a fresh database, with
+    /// `putAppendingWhenLast` or a plain put; returns its pages and every entry read back.
+    private func write(_ keys: [[UInt8]], appending: Bool) throws -> (pageBytes: Int, entries: [[UInt8]: [UInt8]]) {
+        let folder = NSTemporaryDirectory() + "append-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let env = try LMDBEnvironment(path: folder, readOnly: false)
+        return try env.write { txn in
+            let dbi = try #require(try env.openDatabase("t", in: txn, create: true))
+            for key in keys {
+                let value = key.reversed() + Array(repeating: 7, count: 300)
+                if appending { try txn.putAppendingWhenLast(dbi, key: key, value: value) } else { try txn.put(dbi, key: key, value: value) }
+            }
+            var entries: [[UInt8]: [UInt8]] = [:]
+            try txn.scan(dbi, prefix: []) { k, v in
+                entries[Array(k)] = Array(v)
+                return true
+            }
+            return (try txn.pageBytes(dbi), entries)
+        }
+    }
+
+    @Test("keys out of order are put in place; keys in order fill their pages more than plain puts do")
+    func outOfOrderAndInOrder() throws {
+        // Bundle paths as a sorted walk meets them: "A.app-2" sorts before "A.app/…" but comes after.
+        let walk = ["/r/A.app", "/r/A.app/Contents/Frameworks/F.framework", "/r/A.app-2", "/r/B.app", "/r/A.app/x"]
+            .map { Array($0.utf8) }
+        let (_, entries) = try write(walk, appending: true)
+        #expect(entries.count == walk.count)
+        for key in walk { #expect(entries[key] == key.reversed() + Array(repeating: 7, count: 300)) }
+
+        // 2 000 increasing keys: LMDB splits a page of plain puts where it can, ~85 % full here;
+        // appended, the pages are ~93 % full (688 128 against 757 760 bytes when measured).
+        let increasing = (0..<2_000).map { Array(String(format: "/r/%06d.app", $0).utf8) }
+        let appended = try write(increasing, appending: true)
+        let plain = try write(increasing, appending: false)
+        #expect(appended.entries == plain.entries)
+        #expect(Double(appended.pageBytes) < 0.95 * Double(plain.pageBytes),
+                "appended \(appended.pageBytes) B, plain puts \(plain.pageBytes) B")
+    }
+}

@@ -136,7 +136,7 @@ package struct IndexWriter {
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
                                   lprojs: bundle.lprojs, warnings: bundle.warnings,
                                   root: root, scannedAt: now, stamps: bundle.stamps)
-        try txn.put(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
+        try txn.putAppendingWhenLast(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
         for ident in BundleRecord.identifiers(of: bundle.infoPlists) {
             try txn.put(store.identifiers, key: Array(ident.utf8), value: Array(bundle.path.utf8))
         }

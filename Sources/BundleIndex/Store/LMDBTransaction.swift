@@ -81,6 +81,22 @@ package final class LMDBTransaction: @unchecked Sendable {
         try check(mdb_put(handle, dbi, &kv, &vv, append ? UInt32(MDB_APPEND) : 0))
     }
 
+    /// `put` of a key that usually sorts after every key the database holds (bundle paths in
+    /// the order of a sorted walk): appended (`MDB_APPEND`, which fills the last page before
+    /// starting another) when it does, put in place when it does not. A plain put of increasing
+    /// keys splits each full page in the middle and leaves it half empty.
+    func putAppendingWhenLast(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8]) throws {
+        try key.withUnsafeBytes { k in
+            try value.withUnsafeBytes { v in
+                var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+                var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+                // MDB_APPEND refuses a key that does not sort after the last one with MDB_KEYEXIST.
+                let rc = mdb_put(handle, dbi, &kv, &vv, UInt32(MDB_APPEND))
+                try check(rc == MDB_KEYEXIST ? mdb_put(handle, dbi, &kv, &vv, 0) : rc)
+            }
+        }
+    }
+
     /// Deletes a key (all its duplicates in a dupsort database, or only `value` when given).
     @discardableResult
     func delete(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8]? = nil) throws -> Bool {
