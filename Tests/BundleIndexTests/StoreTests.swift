@@ -322,12 +322,23 @@ struct StoreTests {
                                   lprojs: ["en", "fr"], warnings: ["w"], root: "/x", scannedAt: 5,
                                   stamps: [FileStamp(path: "", modificationTime: 1)])
         let bytes = record.encode()
-        let full = try bytes.withUnsafeBytes { try BundleRecord.decode($0) }
+        let full = try bytes.withUnsafeBytes { try BundleRecord.decode($0, path: record.path) }
         #expect(full == record)
+        // The path is the key, not in the value; a root that starts the path is kept as a length.
+        #expect(!bytes.starts(with: Array("/x/A.app".utf8)) && bytes.firstRange(of: Array("/x/A.app".utf8)) == nil)
+        for root in ["/", "/elsewhere", "/x/A", ""] {
+            let other = BundleRecord(id: 9, path: "/x/A.app", layout: .flat, infoPlists: [], lprojs: [], warnings: [],
+                                     root: root, scannedAt: 5, stamps: [])
+            #expect(try other.encode().withUnsafeBytes { try BundleRecord.decode($0, path: "/x/A.app") } == other, "root \(root)")
+        }
+        // A root length past the end of the key is damage, not a crash.
+        let rooted = BundleRecord(id: 9, path: "/x/A.app", layout: .flat, infoPlists: [], lprojs: [], warnings: [],
+                                  root: "/x/A", scannedAt: 5, stamps: []).encode()
+        #expect(throws: IndexFormatError.self) { try rooted.withUnsafeBytes { try BundleRecord.decode($0, path: "/x") } }
         for (context, kept) in [(SearchContext.foundationLinux, ["Info.plist"]),
                                 (.apple(), ["Info-gnustep.plist", "Info.plist"])] {
             let partial = try bytes.withUnsafeBytes {
-                try BundleRecord.decode($0, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) })
+                try BundleRecord.decode($0, path: record.path, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) })
             }
             #expect(partial.isPartial && partial.stamps.isEmpty)
             #expect(partial.infoPlists == record.infoPlists.filter { kept.contains($0.name) })

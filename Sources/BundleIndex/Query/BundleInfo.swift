@@ -87,7 +87,7 @@ struct BundleInfo: Sendable {
     }
 
     /// Whether `infoPlist` may read the file `name` under `context`: the record of a bundle
-    /// opened for queries decodes only those (`BundleRecord.decode(_:forQueriesReading:)`).
+    /// opened for queries decodes only those (`BundleRecord.decode(_:path:forQueriesReading:)`).
     static func mayRead(infoPlistNamed name: String, _ context: SearchContext) -> Bool {
         switch context.profile {
         case .foundationLinux: return name == "Info.plist"

@@ -39,7 +39,7 @@ package struct IndexSnapshot {
     package func bundle(path: String) throws -> BundleRecord? {
         var key = path
         return try key.withUTF8 { k in
-            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0) }
+            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0, path: path) }
         }
     }
 
@@ -47,7 +47,9 @@ package struct IndexSnapshot {
     func bundle(path: String, forQueriesReading wanted: (String) -> Bool) throws -> BundleRecord? {
         var key = path
         return try key.withUTF8 { k in
-            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0, forQueriesReading: wanted) }
+            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map {
+                try BundleRecord.decode($0, path: path, forQueriesReading: wanted)
+            }
         }
     }
 
@@ -55,7 +57,7 @@ package struct IndexSnapshot {
     package func bundleStamps(path: String) throws -> BundleRecord? {
         var key = path
         return try key.withUTF8 { k in
-            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0, forStampsOnly: ()) }
+            try txn.get(store.bundles, key: UnsafeRawBufferPointer(k)).map { try BundleRecord.decode($0, path: path, forStampsOnly: ()) }
         }
     }
 
@@ -95,7 +97,8 @@ package struct IndexSnapshot {
         try txn.scan(store.bundles, prefix: prefix) { key, value in
             let path = String(decoding: key, as: UTF8.self)
             if root == "/" || path == root || path.hasPrefix(root + "/") {
-                out.append(try wanted.map { try BundleRecord.decode(value, forQueriesReading: $0) } ?? BundleRecord.decode(value))
+                out.append(try wanted.map { try BundleRecord.decode(value, path: path, forQueriesReading: $0) }
+                           ?? BundleRecord.decode(value, path: path))
             }
             return true
         }

@@ -61,7 +61,7 @@ package struct IndexWriter {
 
     package func bundleRecord(path: String) throws -> BundleRecord? {
         guard let v = try txn.get(store.bundles, key: Array(path.utf8)) else { return nil }
-        return try v.withUnsafeBytes { try BundleRecord.decode($0) }
+        return try v.withUnsafeBytes { try BundleRecord.decode($0, path: path) }
     }
 
     /// The path and modification time of every strings table indexed for bundle `id` (what a

@@ -42,8 +42,8 @@ package struct BundleRecord: Sendable, Equatable {
         precondition(!isPartial, "a bundle record decoded for queries is never written back")
         var w = ByteWriter(capacity: 256)
         w.u8(RecordTag.bundle.rawValue)
-        w.u64(id)
-        w.string(path)
+        w.varint(id)
+        // No path: it is the record's key.
         w.u8(layout.rawValue)
         w.varint(infoPlists.count)
         for p in infoPlists {
@@ -60,7 +60,13 @@ package struct BundleRecord: Sendable, Equatable {
         }
         w.strings(lprojs)
         w.strings(warnings)
-        w.string(root)
+        // The root is almost always the start of the path: then only its length (+ 1) is kept.
+        if !root.isEmpty, path.utf8.starts(with: root.utf8) {
+            w.varint(root.utf8.count + 1)
+        } else {
+            w.varint(0)
+            w.string(root)
+        }
         w.u64(scannedAt)
         w.varint(stamps.count)
         for st in stamps {
@@ -70,29 +76,30 @@ package struct BundleRecord: Sendable, Equatable {
         return w.bytes
     }
 
-    static func decode(_ buffer: UnsafeRawBufferPointer) throws -> BundleRecord {
-        try decode(buffer, infoPlistsWanted: nil)
+    /// The record stored under `path` (its key: the value does not repeat it).
+    static func decode(_ buffer: UnsafeRawBufferPointer, path: String) throws -> BundleRecord {
+        try decode(buffer, path: path, infoPlistsWanted: nil)
     }
 
     /// What a query needs of the record: only the Info.plist files `wanted` names are decoded
     /// (the others are skipped, not built), and no stamps. Opening a bundle costs mostly this
     /// decoding; GNUstep bundles carry an Info-gnustep.plist the foundation-linux profile never
     /// reads (docs/performance.md, "Query shapes on real trees").
-    static func decode(_ buffer: UnsafeRawBufferPointer, forQueriesReading wanted: (String) -> Bool) throws -> BundleRecord {
-        try withoutActuallyEscaping(wanted) { try decode(buffer, infoPlistsWanted: $0) }
+    static func decode(_ buffer: UnsafeRawBufferPointer, path: String,
+                       forQueriesReading wanted: (String) -> Bool) throws -> BundleRecord {
+        try withoutActuallyEscaping(wanted) { try decode(buffer, path: path, infoPlistsWanted: $0) }
     }
 
     /// What the incremental build compares with the disk: the stamps, without any Info.plist file.
-    static func decode(_ buffer: UnsafeRawBufferPointer, forStampsOnly: ()) throws -> BundleRecord {
-        try decode(buffer, infoPlistsWanted: { _ in false }, stamps: true)
+    static func decode(_ buffer: UnsafeRawBufferPointer, path: String, forStampsOnly: ()) throws -> BundleRecord {
+        try decode(buffer, path: path, infoPlistsWanted: { _ in false }, stamps: true)
     }
 
-    private static func decode(_ buffer: UnsafeRawBufferPointer, infoPlistsWanted wanted: ((String) -> Bool)?,
+    private static func decode(_ buffer: UnsafeRawBufferPointer, path: String, infoPlistsWanted wanted: ((String) -> Bool)?,
                                stamps stampsWanted: Bool? = nil) throws -> BundleRecord {
         var r = ByteReader(buffer)
         guard try r.u8() == RecordTag.bundle.rawValue else { throw IndexFormatError(what: "bundle record tag") }
-        let id = try r.u64()
-        let path = try r.string()
+        let id = try r.varint()
         guard let layout = BundleLayout(rawValue: try r.u8()) else { throw IndexFormatError(what: "layout") }
         var plists: [InfoPlistFile] = []
         for _ in 0..<(try r.count()) {
@@ -109,7 +116,17 @@ package struct BundleRecord: Sendable, Equatable {
             }
             plists.append(InfoPlistFile(name: name, dictionary: dict))
         }
-        let lprojs = try r.strings(), warnings = try r.strings(), root = try r.string(), scannedAt = try r.u64()
+        let lprojs = try r.strings(), warnings = try r.strings()
+        let root: String
+        let rootLength = try r.varint()
+        if rootLength == 0 {
+            root = try r.string()
+        } else if rootLength - 1 <= UInt64(path.utf8.count) {
+            root = String(decoding: path.utf8.prefix(Int(rootLength - 1)), as: UTF8.self)
+        } else {
+            throw IndexFormatError(what: "bundle root longer than its path")
+        }
+        let scannedAt = try r.u64()
         var stamps: [FileStamp] = []
         if stampsWanted ?? (wanted == nil) {
             for _ in 0..<(try r.count()) {
