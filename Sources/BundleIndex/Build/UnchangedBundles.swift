@@ -55,8 +55,9 @@ struct UnchangedBundles {
     /// reached when its parent is and lists it as a directory; the top of the indexed tree
     /// (`Contents/Resources`) when every folder on the way is a real directory.
     private func plainListings(_ directories: [DirectoryRecord], bundle: String) -> [String: DirectoryListing] {
-        // In byte order a parent comes before its children, so one pass decides them all.
-        let sorted = directories.sorted { byteOrder($0.path, $1.path) }
+        // A parent's path is shorter than its children's, so one pass in that order decides them
+        // all (comparing lengths, not bytes: the sort was a third of this function).
+        let sorted = directories.sorted { $0.path.utf8.count < $1.path.utf8.count }
         let slash = UInt8(ascii: "/")
         var reached: [Substring: [DirectoryEntry]] = [:]
         reached.reserveCapacity(sorted.count)

@@ -146,10 +146,21 @@ struct TreeWalker {
     /// for a bundle): a bundle although it has no extension and no Info.plist of its own at the
     /// top (docs/scanning.md, "Which directories are bundles").
     static func isLibraryResourceFolder(_ path: String, entries: [DirectoryEntry]) -> Bool {
-        // Asked of every folder the walk visits: splitting each path was 2 % of a build.
-        guard path.utf8.contains(UInt8(ascii: "V")), path.contains("/Versions/") else { return false }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count >= 4, parts[parts.count - 2] == "Versions", parts[parts.count - 4] == "Libraries" else { return false }
+        // Asked of every folder the walk visits, so the last components are found from the end
+        // of the path, and most folders are turned away at the second: splitting each path was
+        // 2 % of a build, Foundation's `contains("/Versions/")` 3 % of an incremental one.
+        let slash = UInt8(ascii: "/"), utf8 = path.utf8
+        /// The component ending at `end` (slashes before `end` skipped), and where it starts.
+        func component(endingAt end: String.Index) -> (name: Substring, start: String.Index)? {
+            var end = end
+            while end > utf8.startIndex, utf8[utf8.index(before: end)] == slash { end = utf8.index(before: end) }
+            guard end > utf8.startIndex else { return nil }
+            let start = utf8[..<end].lastIndex(of: slash).map { utf8.index(after: $0) } ?? utf8.startIndex
+            return (path[start..<end], start)
+        }
+        guard let version = component(endingAt: path.endIndex), let versions = component(endingAt: version.start),
+              versions.name == "Versions", let library = component(endingAt: versions.start),
+              component(endingAt: library.start)?.name == "Libraries" else { return false }
         return entries.contains { $0.name == "Resources" && $0.isTraversable }
     }
 
