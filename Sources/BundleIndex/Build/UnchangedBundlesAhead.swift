@@ -34,6 +34,9 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
     private var droppedBelow = 0
     private var stopped = false
     private var finished = false
+    /// The thread sleeps, `window` ahead of the walk; it is woken when the walk comes within
+    /// half of that (one wake-up per bundle cost two context switches each).
+    private var resting = false
 
     /// How far this thread checks ahead of the walk: enough to absorb a stretch of slow bundles,
     /// few enough that the waiting listings stay small.
@@ -66,7 +69,7 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
             walkAt = at
             // The walk does not come back: answers before this one are never asked for.
             while droppedBelow < at { answers[droppedBelow] = nil; droppedBelow += 1 }
-            condition.broadcast()
+            if resting && next <= walkAt + Self.window / 2 { condition.broadcast() }
         }
         while checking == at { condition.wait() }
         let answer = answers[at]
@@ -90,7 +93,11 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
     private func check(_ unchanged: UnchangedBundles) {
         while true {
             condition.lock()
-            while !stopped && next < order.count && next > walkAt + Self.window { condition.wait() }
+            while !stopped && next < order.count && next > walkAt + Self.window {
+                resting = true
+                condition.wait()
+                resting = false
+            }
             guard !stopped, next < order.count else { condition.unlock(); return }
             let at = next
             next += 1
