@@ -11,7 +11,9 @@ import Foundation
 /// the bundle the walk last asked about, and keeps each answer until the walk asks for it. The
 /// walk checks a bundle itself when no answer is there and none is being made — the index does
 /// not hold it, or this thread fell behind (it then goes on after that bundle) — and waits only
-/// for the one bundle this thread is checking. An answer is the same whoever makes it: a pure
+/// for the one bundle this thread is checking; having waited, it leaves this thread the bundle
+/// after next and checks the next one itself, so that when the checks are the larger half of
+/// the work, both threads share them. An answer is the same whoever makes it: a pure
 /// question to the index as the build found it and to the disk, so the index written does not
 /// depend on the timing; the walk only takes answers, in its own order.
 final class UnchangedBundlesAhead: @unchecked Sendable {
@@ -71,7 +73,12 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
             while droppedBelow < at { answers[droppedBelow] = nil; droppedBelow += 1 }
             if resting && next <= walkAt + Self.window / 2 { condition.broadcast() }
         }
-        while checking == at { condition.wait() }
+        if checking == at {
+            // The walk caught up: this thread is the slower half. It skips the next bundle,
+            // which the walk then checks itself, so the two share the checks.
+            if next == at + 1 { next = at + 2 }
+            while checking == at { condition.wait() }
+        }
         let answer = answers[at]
         answers[at] = nil
         // This thread fell behind: it goes on after the bundle the walk checks now.
