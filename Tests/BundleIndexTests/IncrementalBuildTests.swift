@@ -212,6 +212,18 @@ struct IncrementalBuildTests {
         try Self.buildAndCompare(t, read: 2, unchanged: 152, removed: 1)
     }
 
+    @Test("a folder that is a bundle only by its Info.plist stops being one when that goes; the walk takes an unchanged one for a bundle without asking")
+    func bundleByItsInfoPlistAlone() throws {
+        let tool = ["Tool/Resources/Info-gnustep.plist": "{ NSExecutable = Tool; }", "Tool/Resources/en.lproj/Tool.strings": "\"t\" = \"T\";"]
+        let t = try Tree(Self.tree.merging(tool) { mine, _ in mine })
+        #expect(Self.counts(try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)) == [6, 0, 0])
+        try Self.buildAndCompare(t, read: 0, unchanged: 6)
+        try t.remove("Tool/Resources/Info-gnustep.plist")
+        try Self.buildAndCompare(t, read: 0, unchanged: 5, removed: 1)
+        try t.fixture.add(["Tool/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "tool"])])
+        try Self.buildAndCompare(t, read: 1, unchanged: 5)
+    }
+
     @Test("a record without a stamp of its bundle root (an index from before root stamps) is read again")
     func recordWithoutRootStamp() throws {
         let t = try Tree()

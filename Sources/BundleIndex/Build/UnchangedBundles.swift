@@ -16,7 +16,8 @@ struct UnchangedBundles {
     /// What the build keeps of an unchanged bundle.
     struct Reuse {
         /// The listings of its directories that the tree walk would otherwise read again, by
-        /// absolute path: only directories reached without a symbolic link, which the walk visits.
+        /// absolute path: only directories reached without a symbolic link, which the walk visits
+        /// (the bundle root too, when it is part of the resource tree).
         let listings: [String: DirectoryListing]
         /// Its directory entries, counted as a scan counts them (`ScannedBundle.resourceCount`).
         let resources: Int
@@ -86,10 +87,8 @@ struct UnchangedBundles {
             }
             guard isReached else { unreached.insert(Substring(path)); continue }
             reached[Substring(path)] = directory.entries
-            if !path.isEmpty {
-                out[bundle == "/" ? "/" + path : bundle + "/" + path] =
-                    DirectoryListing(entries: directory.entries, modificationTime: directory.modificationTime)
-            }
+            let absolute = path.isEmpty ? bundle : bundle == "/" ? "/" + path : bundle + "/" + path
+            out[absolute] = DirectoryListing(entries: directory.entries, modificationTime: directory.modificationTime)
         }
         return out
     }

@@ -9,8 +9,8 @@ import Foundation
 /// The index knows, before the walk starts, which bundles it holds under the root; this thread
 /// checks them in the order the walk will find them (`walkOrder`), at most `window` ahead of
 /// the bundle the walk last asked about, and keeps each answer until the walk asks for it. The
-/// walk checks a bundle itself when no answer is there and none is being made — the index does
-/// not hold it, or this thread fell behind (it then goes on after that bundle) — and waits only
+/// walk checks a bundle itself when no answer is there and none is being made — this thread
+/// fell behind (it then goes on after that bundle) — and waits only
 /// for the one bundle this thread is checking; having waited, it leaves this thread the bundle
 /// after next and checks the next one itself, so that when the checks are the larger half of
 /// the work, both threads share them. An answer is the same whoever makes it: a pure
@@ -64,8 +64,10 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
 
     /// The reuse of `path` (the walk's question, `UnchangedBundles.reuse`): this thread's answer
     /// when it made one, else `check(path)` on the caller's thread.
+    /// A path the index does not hold under the root (any directory the walk visits is asked
+    /// about) is no unchanged bundle: nil at once.
     func reuse(_ path: String, otherwise check: (String) -> UnchangedBundles.Reuse?) -> UnchangedBundles.Reuse? {
-        guard let at = position[path] else { return check(path) }
+        guard let at = position[path] else { return nil }
         condition.lock()
         if at > walkAt {
             walkAt = at

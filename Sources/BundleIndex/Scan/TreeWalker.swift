@@ -33,10 +33,12 @@ struct TreeWalker {
     /// Asked for every bundle found; false skips scanning it (the watcher's catch-up skips
     /// bundles whose stamps show no change). Nested bundles are still looked for.
     var shouldScan: ((String) -> Bool)?
-    /// Asked for every bundle found, before `shouldScan`: non-nil when the bundle is exactly as
-    /// the index holds it (the incremental build). It is then not scanned, and the listings
-    /// returned — directories of the bundle by absolute path, known unchanged — stand in for
-    /// reading those directories again while nested bundles are looked for.
+    /// Asked for every directory the walk visits, before it is listed: non-nil when the index
+    /// holds it as a bundle exactly as it is now (the incremental build). It is then a bundle
+    /// still — the stamps that matched cover every entry that made it one — and is not scanned,
+    /// and the listings returned (directories of the bundle by absolute path, known unchanged,
+    /// its root among them when the root is part of its resource tree) stand in for reading
+    /// those directories again while nested bundles are looked for.
     var unchanged: ((String) throws -> [String: DirectoryListing]?)?
     /// Told every directory the walk lists (the watcher makes sure each one is watched).
     var visited: ((String) -> Void)?
@@ -54,6 +56,11 @@ struct TreeWalker {
             if reported.contains(dir) { continue }
             report.directoriesVisited += 1
             visited?(dir)
+            // An unchanged bundle needs no listing of its Info.plist folder to be known for one,
+            // and gives the listings of its folders (a fifth of the folders an incremental build
+            // of a real tree listed were those of unchanged bundles).
+            let reused = try unchanged?(dir)
+            if let reused { cache.merge(reused) { listed, _ in listed } }
             let listing: DirectoryListing
             if let cached = cache.removeValue(forKey: dir) {
                 listing = cached
@@ -69,12 +76,10 @@ struct TreeWalker {
                 }
             }
             let entries = listing.entries
-            if isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
+            if reused != nil || isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
                 report.found.append(dir)
             }
-            if report.found.last == dir, let reused = try unchanged?(dir) {
-                cache.merge(reused) { listed, _ in listed }
-            } else if report.found.last == dir, shouldScan?(dir) ?? true {
+            if report.found.last == dir, reused == nil, shouldScan?(dir) ?? true {
                 // The scanner borrows every listing read so far (swapped, not copied): a bundle
                 // nested in another one's resources was listed by the outer scan already.
                 var scanner = BundleScanner(bundlePath: dir)
