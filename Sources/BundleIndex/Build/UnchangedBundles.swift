@@ -12,6 +12,13 @@
 struct UnchangedBundles {
     let snapshot: IndexSnapshot
     let root: String
+    /// The stamps are read through the folder holding each bundle (`ParentFolders`).
+    private let folders = ParentFolders()
+
+    init(snapshot: IndexSnapshot, root: String) {
+        self.snapshot = snapshot
+        self.root = root
+    }
 
     /// What the build keeps of an unchanged bundle.
     struct Reuse {
@@ -36,7 +43,7 @@ struct UnchangedBundles {
               record.stamps.contains(where: { $0.path.isEmpty }) else { return nil }
         // Stamps from the second before the scan began, or later, may hide a second change.
         let trustedBefore = (record.scannedAt &- 1) &* 1_000_000_000
-        guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = BundleFolder(path),
+        guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = folders.folder(path),
               folder.allMatch(record.stamps) else { return nil }
         let directories = try snapshot.directoryRecords(bundle: record.id)
         var resources = 0
