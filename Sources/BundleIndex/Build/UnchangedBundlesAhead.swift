@@ -9,13 +9,12 @@ import Foundation
 /// The index knows, before the walk starts, which bundles it holds under the root; this thread
 /// checks them in the order the walk will find them (`walkOrder`), at most `window` ahead of
 /// the bundle the walk last asked about, and keeps each answer until the walk asks for it. The
-/// walk checks a bundle itself when no answer is there and none is being made — this thread
-/// fell behind (it then goes on after that bundle) — and waits only
-/// for the one bundle this thread is checking; having waited, it leaves this thread the bundle
-/// after next and checks the next one itself, so that when the checks are the larger half of
-/// the work, both threads share them. An answer is the same whoever makes it: a pure
-/// question to the index as the build found it and to the disk, so the index written does not
-/// depend on the timing; the walk only takes answers, in its own order.
+/// walk never waits: when it finds no answer — this thread is behind, or still checking that
+/// bundle — it checks the bundle itself and the next `share` ones, and this thread goes on
+/// after them, so that when the checks are the larger half of the work both threads share
+/// them. An answer is the same whoever makes it: a pure question to the index as the build
+/// found it and to the disk, so the index written does not depend on the timing; the walk only
+/// takes answers, in its own order.
 final class UnchangedBundlesAhead: @unchecked Sendable {
     /// The bundles the index holds under the root, in walk order.
     private let order: [String]
@@ -43,6 +42,8 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
     /// How far this thread checks ahead of the walk: enough to absorb a stretch of slow bundles,
     /// few enough that the waiting listings stay small.
     static let window = 64
+    /// How many bundles the walk checks itself, after one it caught up with.
+    static let share = 8
 
     /// Starts checking `bundles` (paths the index holds under `root`, any order) against the
     /// disk, in a read snapshot of `index` of its own. Call `stop()` when the walk is over.
@@ -75,16 +76,12 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
             while droppedBelow < at { answers[droppedBelow] = nil; droppedBelow += 1 }
             if resting && next <= walkAt + Self.window / 2 { condition.broadcast() }
         }
-        if checking == at {
-            // The walk caught up: this thread is the slower half. It skips the next bundle,
-            // which the walk then checks itself, so the two share the checks.
-            if next == at + 1 { next = at + 2 }
-            while checking == at { condition.wait() }
-        }
         let answer = answers[at]
         answers[at] = nil
-        // This thread fell behind: it goes on after the bundle the walk checks now.
-        if answer == nil && next <= at { next = at + 1 }
+        // The walk caught up (this thread has not reached the bundle, or is checking it now):
+        // the walk checks it itself rather than wait, and the next `share` bundles too, while
+        // this thread goes on after them. Waiting cost a wake-up, as long as a check, each time.
+        if answer == nil && (next <= at || checking == at) { next = max(next, at + 1 + Self.share) }
         condition.unlock()
         return answer ?? check(path)
     }
