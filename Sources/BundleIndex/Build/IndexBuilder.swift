@@ -91,7 +91,7 @@ public enum IndexBuilder {
                 var vanished = Set(indexed)
                 // Bundles are scanned on a second thread, up to two ahead of the writing
                 // (ScanPipeline); unless the build is full, that thread also tells which bundles
-                // the index holds unchanged.
+                // the index holds unchanged, checked ahead of it on a third (UnchangedBundlesAhead).
                 let report = try ScanPipeline.run(root: root, declaredBundles: declaredBundles,
                                                   unchangedIn: full ? nil : store, indexed: indexed) { item in
                     vanished.remove(item.path)

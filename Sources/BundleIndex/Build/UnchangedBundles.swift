@@ -12,7 +12,8 @@
 struct UnchangedBundles {
     let snapshot: IndexSnapshot
     let root: String
-    /// The stamps are read through the folder holding each bundle (`ParentFolders`).
+    /// The stamps are read through the folder holding each bundle (`ParentFolders`), kept open
+    /// between questions: one `UnchangedBundles` per thread.
     private let folders = ParentFolders()
 
     init(snapshot: IndexSnapshot, root: String) {

@@ -56,9 +56,10 @@ struct TreeWalker {
             if reported.contains(dir) { continue }
             report.directoriesVisited += 1
             visited?(dir)
-            // An unchanged bundle needs no listing of its Info.plist folder to be known for one,
-            // and gives the listings of its folders (a fifth of the folders an incremental build
-            // of a real tree listed were those of unchanged bundles).
+            // Asked before listing: an unchanged bundle needs no listing of its Info.plist folder
+            // to be known for one, and gives the listings of its folders, its root's among them
+            // when the root is in its resource tree (a one-file build of the real corpus ×19
+            // listed ~10 000 folders before, ~1 100 after).
             let reused = try unchanged?(dir)
             if let reused { cache.merge(reused) { listed, _ in listed } }
             let listing: DirectoryListing
