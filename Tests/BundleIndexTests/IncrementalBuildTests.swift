@@ -33,8 +33,8 @@ struct IncrementalBuildTests {
         var root: String { fixture.root }
         private var step = 0
 
-        init() throws {
-            fixture = try BundleFixture(IncrementalBuildTests.tree, links: IncrementalBuildTests.links)
+        init(_ files: [String: String] = IncrementalBuildTests.tree, links: [String: String] = IncrementalBuildTests.links) throws {
+            fixture = try BundleFixture(files, links: links)
             settle()
         }
 
@@ -195,6 +195,33 @@ struct IncrementalBuildTests {
         try Self.buildAndCompare(t, read: 1, unchanged: 4, removed: 1)
         try t.remove("Z.app")
         try Self.buildAndCompare(t, read: 0, unchanged: 4, removed: 1)
+    }
+
+    @Test("among more bundles than are checked ahead of the walk, each change is read again and the rest kept")
+    func moreBundlesThanTheCheckWindow() throws {
+        let many = UnchangedBundlesAheadTests.manyBundles(2 * UnchangedBundlesAhead.window + 20)
+        let t = try Tree(Self.tree.merging(many) { mine, _ in mine })
+        #expect(Self.counts(try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)) == [155, 0, 0])
+        // A strings table rewritten in place, reached through the framework's `Resources` link.
+        try t.rewrite("B.framework/Resources/en.lproj/Errors.strings", "\"e\" = \"Fault\";")
+        try Self.buildAndCompare(t, read: 1, unchanged: 154)
+        // Far apart in the walk: a table rewritten, an lproj added, a bundle removed.
+        try t.rewrite("x.y/B7.bundle/de.lproj/Localizable.strings", "\"k\" = \"sieben\";")
+        try t.fixture.add(["x y/B93.bundle/fr.lproj/Localizable.strings": "\"k\" = \"quatre-vingt-treize\";"])
+        try t.remove("x/y/B144.bundle")
+        try Self.buildAndCompare(t, read: 2, unchanged: 152, removed: 1)
+    }
+
+    @Test("a folder that is a bundle only by its Info.plist stops being one when that goes; the walk takes an unchanged one for a bundle without asking")
+    func bundleByItsInfoPlistAlone() throws {
+        let tool = ["Tool/Resources/Info-gnustep.plist": "{ NSExecutable = Tool; }", "Tool/Resources/en.lproj/Tool.strings": "\"t\" = \"T\";"]
+        let t = try Tree(Self.tree.merging(tool) { mine, _ in mine })
+        #expect(Self.counts(try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)) == [6, 0, 0])
+        try Self.buildAndCompare(t, read: 0, unchanged: 6)
+        try t.remove("Tool/Resources/Info-gnustep.plist")
+        try Self.buildAndCompare(t, read: 0, unchanged: 5, removed: 1)
+        try t.fixture.add(["Tool/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "tool"])])
+        try Self.buildAndCompare(t, read: 1, unchanged: 5)
     }
 
     @Test("a record without a stamp of its bundle root (an index from before root stamps) is read again")

@@ -87,12 +87,13 @@ public enum IndexBuilder {
                 // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
                 // opened one before this build and reads after it still finds its resources.
                 // What is not found again is removed after the scan.
-                var vanished = Set(try writer.bundlePaths(under: root))
+                let indexed = try writer.bundlePaths(under: root)
+                var vanished = Set(indexed)
                 // Bundles are scanned on a second thread, up to two ahead of the writing
                 // (ScanPipeline); unless the build is full, that thread also tells which bundles
-                // the index holds unchanged.
+                // the index holds unchanged, checked ahead of it on a third (UnchangedBundlesAhead).
                 let report = try ScanPipeline.run(root: root, declaredBundles: declaredBundles,
-                                                  unchangedIn: full ? nil : store) { item in
+                                                  unchangedIn: full ? nil : store, indexed: indexed) { item in
                     vanished.remove(item.path)
                     switch item {
                     case .unchanged(_, let resources):

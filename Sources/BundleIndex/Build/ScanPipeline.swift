@@ -12,9 +12,10 @@ import Foundation
 /// its writer lock to the thread that began it. At most `capacity` scanned bundles wait (and as
 /// many in the batch being written), which bounds the memory the overlap costs.
 ///
-/// An incremental build gives the pipeline the index as it was: the walking thread then asks,
-/// in a read snapshot of its own, whether each bundle it finds is unchanged (`UnchangedBundles`),
-/// and hands those on without scanning them.
+/// An incremental build gives the pipeline the index as it was and the bundles it holds under
+/// the root: whether each bundle the walk finds is unchanged (`UnchangedBundles`) is then checked
+/// ahead of the walk on a third thread (`UnchangedBundlesAhead`), and the walking thread hands
+/// those on without scanning them.
 final class ScanPipeline: @unchecked Sendable {
     /// What the walk hands on: a bundle scanned afresh, or one the index holds unchanged.
     enum Item {
@@ -48,11 +49,12 @@ final class ScanPipeline: @unchecked Sendable {
     /// throws, the walk is stopped and waited for before the error is rethrown, so no thread
     /// outlives the build.
     /// `declaredBundles`: folders that are bundles whatever they hold (`TreeWalker`).
-    /// With `unchangedIn`, bundles whose records there match the disk are handed on unscanned.
+    /// With `unchangedIn`, bundles whose records there match the disk are handed on unscanned;
+    /// `indexed` are the bundle paths it holds under `root` (checked ahead of the walk).
     static func run(root: String, declaredBundles: Set<String> = [], unchangedIn index: IndexStore? = nil,
-                    capacity: Int = 2, consume: (Item) throws -> Void) throws -> TreeWalker.Report {
+                    indexed: [String] = [], capacity: Int = 2, consume: (Item) throws -> Void) throws -> TreeWalker.Report {
         let pipeline = ScanPipeline(capacity: capacity)
-        let walking = Thread { pipeline.walk(root, declaredBundles, unchangedIn: index) }
+        let walking = Thread { pipeline.walk(root, declaredBundles, unchangedIn: index, indexed: indexed) }
         walking.stackSize = 8 << 20
         walking.start()
         do {
@@ -73,7 +75,7 @@ final class ScanPipeline: @unchecked Sendable {
         return try pipeline.finalReport()
     }
 
-    private func walk(_ root: String, _ declaredBundles: Set<String>, unchangedIn index: IndexStore?) {
+    private func walk(_ root: String, _ declaredBundles: Set<String>, unchangedIn index: IndexStore?, indexed: [String]) {
         let result = Result {
             var walker = TreeWalker()
             walker.declaredBundles = declaredBundles
@@ -81,8 +83,10 @@ final class ScanPipeline: @unchecked Sendable {
             guard let index else { return try walker.walk(root: root) { try self.hand(.scanned($0)) } }
             return try index.read { snapshot in
                 let unchanged = UnchangedBundles(snapshot: snapshot, root: root)
+                let ahead = UnchangedBundlesAhead(bundles: indexed, root: root, index: index)
+                defer { ahead.stop() }
                 walker.unchanged = { path in
-                    guard let reuse = unchanged.reuse(path) else { return nil }
+                    guard let reuse = ahead.reuse(path, otherwise: unchanged.reuse) else { return nil }
                     try self.hand(.unchanged(path: path, resources: reuse.resources))
                     return reuse.listings
                 }

@@ -33,10 +33,12 @@ struct TreeWalker {
     /// Asked for every bundle found; false skips scanning it (the watcher's catch-up skips
     /// bundles whose stamps show no change). Nested bundles are still looked for.
     var shouldScan: ((String) -> Bool)?
-    /// Asked for every bundle found, before `shouldScan`: non-nil when the bundle is exactly as
-    /// the index holds it (the incremental build). It is then not scanned, and the listings
-    /// returned — directories of the bundle by absolute path, known unchanged — stand in for
-    /// reading those directories again while nested bundles are looked for.
+    /// Asked for every directory the walk visits, before it is listed: non-nil when the index
+    /// holds it as a bundle exactly as it is now (the incremental build). It is then a bundle
+    /// still — the stamps that matched cover every entry that made it one — and is not scanned,
+    /// and the listings returned (directories of the bundle by absolute path, known unchanged,
+    /// its root among them when the root is part of its resource tree) stand in for reading
+    /// those directories again while nested bundles are looked for.
     var unchanged: ((String) throws -> [String: DirectoryListing]?)?
     /// Told every directory the walk lists (the watcher makes sure each one is watched).
     var visited: ((String) -> Void)?
@@ -54,6 +56,12 @@ struct TreeWalker {
             if reported.contains(dir) { continue }
             report.directoriesVisited += 1
             visited?(dir)
+            // Asked before listing: an unchanged bundle needs no listing of its Info.plist folder
+            // to be known for one, and gives the listings of its folders, its root's among them
+            // when the root is in its resource tree (a one-file build of the real corpus ×19
+            // listed ~10 000 folders before, ~1 100 after).
+            let reused = try unchanged?(dir)
+            if let reused { cache.merge(reused) { listed, _ in listed } }
             let listing: DirectoryListing
             if let cached = cache.removeValue(forKey: dir) {
                 listing = cached
@@ -69,12 +77,10 @@ struct TreeWalker {
                 }
             }
             let entries = listing.entries
-            if isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
+            if reused != nil || isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
                 report.found.append(dir)
             }
-            if report.found.last == dir, let reused = try unchanged?(dir) {
-                cache.merge(reused) { listed, _ in listed }
-            } else if report.found.last == dir, shouldScan?(dir) ?? true {
+            if report.found.last == dir, reused == nil, shouldScan?(dir) ?? true {
                 // The scanner borrows every listing read so far (swapped, not copied): a bundle
                 // nested in another one's resources was listed by the outer scan already.
                 var scanner = BundleScanner(bundlePath: dir)
@@ -117,12 +123,18 @@ struct TreeWalker {
     func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int,
                   listings: [String: DirectoryListing] = [:]) -> Bool {
         if declaredBundles.contains(path) || Self.isLibraryResourceFolder(path, entries: entries) { return true }
-        let name = PathText.lastComponent(path)
-        if let dot = name.lastIndex(of: "."), name.index(after: dot) != name.endIndex,
-           Self.bundleExtensions.contains(name[name.index(after: dot)...].lowercased()) {
+        // Asked of every folder the walk lists: the name, its extension and the parent's name
+        // are found on the UTF-8 bytes (`Character` searches and the concatenation were more
+        // than a third of this function in an incremental build).
+        let utf8 = path.utf8, slash = UInt8(ascii: "/")
+        let lastSlash = utf8.lastIndex(of: slash)
+        let name = lastSlash.map { path[utf8.index(after: $0)...] } ?? path[...]
+        if let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), name.utf8.index(after: dot) != name.endIndex,
+           Self.bundleExtensions.contains(name[name.utf8.index(after: dot)...].lowercased()) {
             return true
         }
-        if path.hasSuffix("/Versions/" + name) { return false }
+        if let lastSlash, let parentSlash = utf8[..<lastSlash].lastIndex(of: slash),
+           utf8[utf8.index(after: parentSlash)..<lastSlash].elementsEqual("Versions".utf8) { return false }
         let layout = BundleLayout.detect(bundlePath: path, directoryLikeNames: entries.filter(\.countsForLayout).map(\.name))
         let infoEntries: [DirectoryEntry]
         if layout == .flat && BundleScanner.isInnards(path) {
@@ -146,10 +158,21 @@ struct TreeWalker {
     /// for a bundle): a bundle although it has no extension and no Info.plist of its own at the
     /// top (docs/scanning.md, "Which directories are bundles").
     static func isLibraryResourceFolder(_ path: String, entries: [DirectoryEntry]) -> Bool {
-        // Asked of every folder the walk visits: splitting each path was 2 % of a build.
-        guard path.utf8.contains(UInt8(ascii: "V")), path.contains("/Versions/") else { return false }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count >= 4, parts[parts.count - 2] == "Versions", parts[parts.count - 4] == "Libraries" else { return false }
+        // Asked of every folder the walk visits, so the last components are found from the end
+        // of the path, and most folders are turned away at the second: splitting each path was
+        // 2 % of a build, Foundation's `contains("/Versions/")` 3 % of an incremental one.
+        let slash = UInt8(ascii: "/"), utf8 = path.utf8
+        /// The component ending at `end` (slashes before `end` skipped), and where it starts.
+        func component(endingAt end: String.Index) -> (name: Substring, start: String.Index)? {
+            var end = end
+            while end > utf8.startIndex, utf8[utf8.index(before: end)] == slash { end = utf8.index(before: end) }
+            guard end > utf8.startIndex else { return nil }
+            let start = utf8[..<end].lastIndex(of: slash).map { utf8.index(after: $0) } ?? utf8.startIndex
+            return (path[start..<end], start)
+        }
+        guard let version = component(endingAt: path.endIndex), let versions = component(endingAt: version.start),
+              versions.name.utf8.elementsEqual("Versions".utf8), let library = component(endingAt: versions.start),
+              component(endingAt: library.start)?.name.utf8.elementsEqual("Libraries".utf8) == true else { return false }
         return entries.contains { $0.name == "Resources" && $0.isTraversable }
     }
 

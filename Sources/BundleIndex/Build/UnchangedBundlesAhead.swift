@@ -1,0 +1,132 @@
+import Foundation
+
+/// The incremental build's stamp checks (`UnchangedBundles`) on a thread of their own, ahead of
+/// the walk. In a build that finds almost everything unchanged, the walking thread spent most
+/// of its time on them (a `stat` per stamp, the decoding of every directory record), while the
+/// writing thread had nothing to do; this thread takes that half to the second core
+/// (docs/scanning.md, "Incremental builds").
+///
+/// The index knows, before the walk starts, which bundles it holds under the root; this thread
+/// checks them in the order the walk will find them (`walkOrder`), at most `window` ahead of
+/// the bundle the walk last asked about, and keeps each answer until the walk asks for it. The
+/// walk never waits: when it finds no answer — this thread is behind, or still checking that
+/// bundle — it checks the bundle itself and the next `share` ones, and this thread goes on
+/// after them, so that when the checks are the larger half of the work both threads share
+/// them. An answer is the same whoever makes it: a pure question to the index as the build
+/// found it and to the disk, so the index written does not depend on the timing; the walk only
+/// takes answers, in its own order.
+final class UnchangedBundlesAhead: @unchecked Sendable {
+    /// The bundles the index holds under the root, in walk order.
+    private let order: [String]
+    private let position: [String: Int]
+
+    // Everything below is guarded by `condition` (hence @unchecked Sendable).
+    private let condition = NSCondition()
+    /// The first bundle of `order` neither thread has taken yet.
+    private var next = 0
+    /// The bundle this thread is checking now.
+    private var checking: Int?
+    /// The position of the last bundle the walk asked about.
+    private var walkAt = -1
+    /// Answers waiting for the walk (nil: none made, or already taken); a made answer of "read
+    /// it again" is `.some(nil)`.
+    private var answers: [UnchangedBundles.Reuse??]
+    /// Answers before this position were taken or passed over by the walk.
+    private var droppedBelow = 0
+    private var stopped = false
+    private var finished = false
+    /// The thread sleeps, `window` ahead of the walk; it is woken when the walk comes within
+    /// half of that (one wake-up per bundle cost two context switches each).
+    private var resting = false
+
+    /// How far this thread checks ahead of the walk: enough to absorb a stretch of slow bundles,
+    /// few enough that the waiting listings stay small.
+    static let window = 64
+    /// How many bundles the walk checks itself, after one it caught up with.
+    static let share = 8
+
+    /// Starts checking `bundles` (paths the index holds under `root`, any order) against the
+    /// disk, in a read snapshot of `index` of its own. Call `stop()` when the walk is over.
+    init(bundles: [String], root: String, index: IndexStore) {
+        order = bundles.sorted(by: Self.walkOrder)
+        position = Dictionary(order.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        answers = Array(repeating: nil, count: order.count)
+        let thread = Thread { [self] in
+            // A snapshot that cannot be opened leaves every check to the walk.
+            _ = try? index.read { snapshot in check(UnchangedBundles(snapshot: snapshot, root: root)) }
+            condition.lock()
+            finished = true
+            checking = nil
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.start()
+    }
+
+    /// The reuse of `path` (the walk's question, `UnchangedBundles.reuse`): this thread's answer
+    /// when it made one, else `check(path)` on the caller's thread.
+    /// A path the index does not hold under the root (any directory the walk visits is asked
+    /// about) is no unchanged bundle: nil at once.
+    func reuse(_ path: String, otherwise check: (String) -> UnchangedBundles.Reuse?) -> UnchangedBundles.Reuse? {
+        guard let at = position[path] else { return nil }
+        condition.lock()
+        if at > walkAt {
+            walkAt = at
+            // The walk does not come back: answers before this one are never asked for.
+            while droppedBelow < at { answers[droppedBelow] = nil; droppedBelow += 1 }
+            if resting && next <= walkAt + Self.window / 2 { condition.broadcast() }
+        }
+        let answer = answers[at]
+        answers[at] = nil
+        // The walk caught up (this thread has not reached the bundle, or is checking it now):
+        // the walk checks it itself rather than wait, and the next `share` bundles too, while
+        // this thread goes on after them. Waiting cost a wake-up, as long as a check, each time.
+        if answer == nil && (next <= at || checking == at) { next = max(next, at + 1 + Self.share) }
+        condition.unlock()
+        return answer ?? check(path)
+    }
+
+    /// Stops the checks and waits until the thread has finished (every path of the walk calls it).
+    func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopped = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+    }
+
+    /// The thread's loop: takes the next bundle while it is within `window` of the walk.
+    private func check(_ unchanged: UnchangedBundles) {
+        while true {
+            condition.lock()
+            while !stopped && next < order.count && next > walkAt + Self.window {
+                resting = true
+                condition.wait()
+                resting = false
+            }
+            guard !stopped, next < order.count else { condition.unlock(); return }
+            let at = next
+            next += 1
+            checking = at
+            condition.unlock()
+
+            let answer = unchanged.reuse(order[at])
+
+            condition.lock()
+            checking = nil
+            if at >= droppedBelow { answers[at] = .some(answer) }
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// The order in which `TreeWalker` finds bundles: depth first, the entries of a directory
+    /// in byte order. That is byte order of the paths with `/` below every other byte: `a/b`
+    /// comes before `a-b` (the walk finishes `a` before it reaches its sibling `a-b`).
+    static func walkOrder(_ a: String, _ b: String) -> Bool {
+        let slash = UInt8(ascii: "/")
+        return a.utf8.lexicographicallyPrecedes(b.utf8) { x, y in
+            x == slash ? y != slash : (y != slash && x < y)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+// The incremental build's stamp checks made on a thread of their own, ahead of the walk
+// (UnchangedBundlesAhead): in the walk's order, and answering as the walk's own checks do
+// (docs/scanning.md, "Incremental builds").
+import Foundation
+import Testing
+@testable import BundleIndex
+@testable import BundleIndexCore
+
+@Suite("Unchanged bundles checked ahead of the walk", .serialized)
+struct UnchangedBundlesAheadTests {
+    /// `count` flat bundles with two strings tables each, spread over folders whose names sort
+    /// apart in byte order and in the walk's order (`x/y` inside `x`, siblings `x-y`, `x.y`,
+    /// `x y`), and a bundle nested in the first one next to a sibling named like it.
+    static func manyBundles(_ count: Int) -> [String: String] {
+        var files = [
+            "x/B0.bundle/Inner.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "inner"]),
+            "x/B0.bundle-2.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "b0-2"]),
+        ]
+        for i in 0..<count {
+            let bundle = ["x", "x-y", "x.y", "x y", "x/y"][i % 5] + "/B\(i).bundle"
+            files[bundle + "/Info.plist"] = infoPlist(["CFBundleIdentifier": "b\(i)"])
+            files[bundle + "/en.lproj/Localizable.strings"] = "\"k\" = \"\(i)\";"
+            files[bundle + "/de.lproj/Localizable.strings"] = "\"k\" = \"\(i) de\";"
+        }
+        return files
+    }
+
+    @Test("bundles are checked in the order the walk finds them: what a folder holds before the folder's siblings")
+    func walkOrder() throws {
+        let f = try BundleFixture(Self.manyBundles(20))
+        let found = try TreeWalker().walk(root: f.root) { _ in }.found
+        #expect(found.count == 22)
+        #expect(found == found.sorted(by: UnchangedBundlesAhead.walkOrder))
+        #expect(found != found.sorted(by: byteOrder), "the fixture tells the walk's order from byte order")
+    }
+
+    @Test("its answers are the walk's own checks, whatever order they are asked in and whichever bundles are passed over")
+    func answersAreTheWalksOwn() throws {
+        let t = try IncrementalBuildTests.Tree(Self.manyBundles(150), links: [:])
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        try t.rewrite("x/B5.bundle/en.lproj/Localizable.strings", "\"k\" = \"five\";")
+        try t.fixture.add(["x-y/B101.bundle/fr.lproj/Localizable.strings": "\"k\" = \"cent un\";"])
+        try t.remove("x.y/B142.bundle")
+        t.settle()
+        let store = try IndexStore.openForReading(path: t.fixture.indexPath)
+        try store.read { snapshot in
+            let paths = try snapshot.bundles(under: t.root).map(\.path)
+            #expect(paths.count == 152)
+            let inWalkOrder = paths.sorted(by: UnchangedBundlesAhead.walkOrder)
+            let own = UnchangedBundles(snapshot: snapshot, root: t.root)
+            func described(_ reuse: UnchangedBundles.Reuse?) -> String {
+                reuse.map { "\($0.resources) \($0.listings.keys.sorted(by: byteOrder))" } ?? "read again"
+            }
+            let expected = Dictionary(uniqueKeysWithValues: paths.map { ($0, described(own.reuse($0))) })
+            #expect(expected.values.filter { $0 == "read again" }.count == 3)
+            let orders = [
+                inWalkOrder,
+                inWalkOrder.enumerated().filter { $0.offset % 3 == 0 }.map(\.element),   // bundles passed over
+                inWalkOrder.reversed(),                                                  // every answer too late
+                [t.root + "/x/New.bundle"] + inWalkOrder.prefix(70) + inWalkOrder.prefix(3),  // not indexed; asked twice
+            ]
+            for (n, asked) in orders.enumerated() {
+                let ahead = UnchangedBundlesAhead(bundles: paths, root: t.root, index: store)
+                if n == 0 { Thread.sleep(forTimeInterval: 1) }   // time to check some before the walk asks
+                var checkedByTheWalk = 0
+                for path in asked {
+                    let answer = ahead.reuse(path) { checkedByTheWalk += 1; return own.reuse($0) }
+                    #expect(described(answer) == expected[path, default: "read again"], "order \(n): \(path)")
+                }
+                ahead.stop()
+                if n == 0 { #expect(checkedByTheWalk < asked.count, "the thread answered some") }
+            }
+        }
+    }
+}
