@@ -61,7 +61,7 @@ package func installCrashGuard(_ indexPath: String) {
 package func openIndexReader(at path: String) throws(ExitStatus) -> IndexReader {
     installCrashGuard(path)
     do {
-        return try IndexReader(path: path)
+        return try IndexReader(pathNeverWrittenHere: path)
     } catch {
         throw .reporting(error)
     }

@@ -56,6 +56,23 @@ struct StoreTests {
         }
     }
 
+    @Test("a reader that promises never to write opens the index read-only, and still sees every commit")
+    func readerThatNeverWrites() throws {
+        // Indexes built by another process, so that this one opens each for the first time.
+        let promised = try BundleFixture(Self.twoBundles), plain = try BundleFixture(Self.twoBundles)
+        for f in [promised, plain] {
+            #expect(try run([bundleidxBinary, "build", f.root, "--index", f.indexPath]).status == 0)
+        }
+        let reader = try IndexReader(pathNeverWrittenHere: promised.indexPath)
+        #expect(reader.store.environment.readOnly, "MDB_RDONLY although the files are writable")
+        #expect(try !IndexReader(path: plain.indexPath).store.environment.readOnly,
+                "a reader that may write opens as a writer would, so a build in its process can share it")
+        #expect(try reader.bundle(identifier: "a", context: .foundationLinux) != nil)
+        try promised.add(["C.app/Info.plist": infoPlist(["CFBundleIdentifier": "c"])])
+        #expect(try run([bundleidxBinary, "build", promised.root, "--index", promised.indexPath]).status == 0)
+        #expect(try reader.bundle(identifier: "c", context: .foundationLinux) != nil, "the commit of another process is seen")
+    }
+
     @Test("queries during rebuilds of the same root never miss a resource that exists in every version")
     func noSpuriousMissDuringRebuilds() throws {
         let f = try BundleFixture(Self.twoBundles)

@@ -22,6 +22,13 @@ public final class IndexReader: Sendable {
         store = try IndexStore.openForReading(path: path)
     }
 
+    /// A reader for a process that will never write this index (a fresh `bundleidx query`):
+    /// the environment is opened `MDB_RDONLY`, which spares LMDB's writer buffers and a second
+    /// descriptor of `data.mdb`; a build or watcher in the same process could not join it.
+    package init(pathNeverWrittenHere path: String) throws {
+        store = try IndexStore.openForReading(path: path, neverWritesHere: true)
+    }
+
     /// The index directory this reader opened.
     public var path: String { store.path }
 

@@ -33,8 +33,10 @@ package final class IndexStore: @unchecked Sendable {
         (meta, bundles, identifiers, resources, strings) = dbis
     }
 
-    /// Opens an existing index for reading. Never creates anything.
-    package static func openForReading(path: String) throws -> IndexStore {
+    /// Opens an existing index for reading. Never creates anything. With `neverWritesHere`, the
+    /// process promises no build or watcher will write the index: the environment is then
+    /// read-only even when the files are writable (see `environment`).
+    package static func openForReading(path: String, neverWritesHere: Bool = false) throws -> IndexStore {
         var st = stat()
         guard stat(path, &st) == 0 else { throw BundleIndexError.missing(path: path) }
         guard st.st_mode & S_IFMT == S_IFDIR else {
@@ -43,7 +45,7 @@ package final class IndexStore: @unchecked Sendable {
         guard access(path + "/data.mdb", F_OK) == 0 else {
             throw BundleIndexError.notAnIndex(path: path, reason: "it has no data.mdb")
         }
-        let env = try environment(path: path, readOnly: true)
+        let env = try environment(path: path, readOnly: true, sharedWithWriters: !neverWritesHere)
         try checkLength(path: path, environment: env)
         return try attach(path: path, environment: env, create: false)
     }
@@ -145,7 +147,8 @@ package final class IndexStore: @unchecked Sendable {
     }
 
     /// The process's environment for `path`, LMDB's errors in the index's terms.
-    private static func environment(path: String, readOnly: Bool, mapSize: Int? = nil) throws -> LMDBEnvironment {
+    private static func environment(path: String, readOnly: Bool, sharedWithWriters: Bool = true,
+                                    mapSize: Int? = nil) throws -> LMDBEnvironment {
         try checkFiles(path, readOnly: readOnly)
         if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
         let mapSize = mapSize ?? StorageSpace.mapSize(indexPath: path)
@@ -154,7 +157,7 @@ package final class IndexStore: @unchecked Sendable {
         // reuse pages the first one's readers still read. So a reader that may write the index
         // opens it as a writer would (read-write, no MDB_RDONLY; it still only reads), and a
         // build or watcher later in the same process shares that environment (LMDBEnvironment.shared).
-        let writable = !readOnly || mayWriteIndex(path)
+        let writable = !readOnly || (sharedWithWriters && mayWriteIndex(path))
         do {
             return try LMDBEnvironment.shared(path: path, readOnly: !writable,
                                               lockless: !writable && !mayWriteLockFile(path), mapSize: mapSize)
