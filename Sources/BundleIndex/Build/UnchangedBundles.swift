@@ -40,13 +40,15 @@ struct UnchangedBundles {
     private func check(_ path: String) throws -> Reuse? {
         // Every record carries a stamp of the bundle root; one without it was written before the
         // root and Info.plist folders outside the resource tree were stamped, and is read again.
-        guard let record = try snapshot.bundleStamps(path: path), record.root == root,
-              record.stamps.contains(where: { $0.path.isEmpty }) else { return nil }
+        guard let record = try snapshot.bundleStamps(path: path), record.root == root else { return nil }
+        // The record's own stamps, and each directory record's (format 11).
+        let directories = try snapshot.directoryRecords(bundle: record.id)
+        let stamps = record.allStamps(with: directories)
+        guard stamps.contains(where: { $0.path.isEmpty }) else { return nil }
         // Stamps from the second before the scan began, or later, may hide a second change.
         let trustedBefore = (record.scannedAt &- 1) &* 1_000_000_000
-        guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = folders.folder(path),
-              folder.allMatch(record.stamps) else { return nil }
-        let directories = try snapshot.directoryRecords(bundle: record.id)
+        guard stamps.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = folders.folder(path),
+              folder.allMatch(stamps) else { return nil }
         var resources = 0
         for directory in directories {
             resources += directory.entries.count

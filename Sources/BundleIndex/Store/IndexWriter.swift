@@ -64,28 +64,31 @@ package struct IndexWriter {
         return try v.withUnsafeBytes { try BundleRecord.decode($0, path: path) }
     }
 
-    /// The path and modification time of every strings table indexed for bundle `id` (what a
-    /// restarted watcher compares with the disk, besides the bundle record's stamps). Table
-    /// records hold no paths: the tables are the `.strings`/`.stringsdict` entries of the
-    /// bundle's directory records. A table without a record gets modification time 0, which no
-    /// file has: the bundle is scanned again.
-    package func stringsTableStamps(bundle id: UInt64) throws -> [FileStamp] {
-        var paths: [String] = []
-        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
+    /// Every stamp a restarted watcher compares with the disk for `record`: its own (the
+    /// folders outside its indexed tree, the parsed files), each of its directory records' path
+    /// and modification time, and each strings table's. Table records hold no paths: the tables
+    /// are the `.strings`/`.stringsdict` entries of the directory records. A table without a
+    /// record gets modification time 0, which no file has: the bundle is scanned again.
+    package func diskStamps(of record: BundleRecord) throws -> [FileStamp] {
+        var stamps = record.stamps
+        var tables: [String] = []
+        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(record.id)) { key, value in
             guard ResourceKey.isDirectoryRecord(key) else { return true }
             let directory = try DirectoryRecord.decode(value)
+            stamps.append(FileStamp(path: directory.path, modificationTime: directory.modificationTime))
             for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
-                paths.append(PathText.join(directory.path, e.name))
+                tables.append(PathText.join(directory.path, e.name))
             }
             return true
         }
-        return try paths.map { path in
+        for path in tables {
             let table = StringsKey.Table(path)
-            let mtime = try StringsKey.table(bundle: id, table).withBytes { k in
+            let mtime = try StringsKey.table(bundle: record.id, table).withBytes { k in
                 try txn.get(store.strings, key: k).map { try StringsRecords.modificationTime($0, table) } ?? nil
             }
-            return FileStamp(path: path, modificationTime: mtime ?? 0)
+            stamps.append(FileStamp(path: path, modificationTime: mtime ?? 0))
         }
+        return stamps
     }
 
     /// Removes a bundle and every record of it (one key range in `resources`).
@@ -135,7 +138,7 @@ package struct IndexWriter {
         }
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
                                   lprojs: bundle.lprojs, warnings: bundle.warnings,
-                                  root: root, scannedAt: now, stamps: bundle.stamps)
+                                  root: root, scannedAt: now, stamps: bundle.fileStamps)
         try txn.putAppendingWhenLast(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
         for ident in BundleRecord.identifiers(of: bundle.infoPlists) {
             try txn.put(store.identifiers, key: Array(ident.utf8), value: Array(bundle.path.utf8))

@@ -23,8 +23,16 @@ package struct BundleRecord: Sendable, Equatable {
     package let root: String
     /// Seconds since 1970 when the bundle was scanned.
     package let scannedAt: UInt64
-    /// Modification times of every indexed directory and parsed file when scanned.
+    /// Modification times, when scanned, of what no directory record stamps: the bundle root and
+    /// the Info.plist folder when they lie outside the indexed tree, and the parsed files
+    /// (Info.plist, InfoPlist.strings). Each directory record holds its own folder's time
+    /// (format 11; `allStamps(with:)` puts the two together).
     package let stamps: [FileStamp]
+
+    /// Every stamp of the bundle as scanned: its own and those of its directory records.
+    package func allStamps(with directories: [DirectoryRecord]) -> [FileStamp] {
+        directories.map { FileStamp(path: $0.path, modificationTime: $0.modificationTime) } + stamps
+    }
 
     /// The identifiers its Info.plist files declare (`CFBundleIdentifier`, non-empty): the
     /// entries it has in the identifiers database.

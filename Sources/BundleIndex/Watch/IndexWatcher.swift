@@ -129,10 +129,13 @@ public final class IndexWatcher {
             for root in roots {
                 let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
                 var walker = makeWalker()
+                // The stamps of each bundle kept, for its links out below.
+                var keptStamps: [String: [FileStamp]] = [:]
                 walker.shouldScan = { path in
-                    guard let record = indexed[path], Self.unchanged(record),
-                          (try? Self.unchanged(writer.stringsTableStamps(bundle: record.id), in: record.path)) == true
+                    guard let record = indexed[path], let stamps = try? writer.diskStamps(of: record),
+                          !stamps.isEmpty, Self.unchanged(stamps, in: record.path)
                     else { return true }
+                    keptStamps[path] = stamps
                     kept += 1
                     return false
                 }
@@ -147,8 +150,8 @@ public final class IndexWatcher {
                 }
                 var found = Set(report.found)
                 // Kept bundles were not scanned: their links out are found from their records.
-                for (path, record) in indexed where found.contains(path) && !scannedNow.contains(path) {
-                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: record.stamps.map(\.path)))
+                for (path, stamps) in keptStamps where found.contains(path) && !scannedNow.contains(path) {
+                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: stamps.map(\.path)))
                 }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.
@@ -170,11 +173,6 @@ public final class IndexWatcher {
         logger.info("caught up", metadata: ["kept": "\(kept)", "scanned": "\(scanned)", "removed": "\(removed)",
                                             "watches": "\(tree.count)",
                                             "seconds": "\(monotonicSeconds() - started)"])
-    }
-
-    /// True when every stamp of the record still matches the disk.
-    static func unchanged(_ record: BundleRecord) -> Bool {
-        !record.stamps.isEmpty && unchanged(record.stamps, in: record.path)
     }
 
     /// True when every stamp, relative to `bundle`, still matches the disk.
