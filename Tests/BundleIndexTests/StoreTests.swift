@@ -441,3 +441,53 @@ struct AppendWhenLastTests {
                 "appended \(appended.pageBytes) B, plain puts \(plain.pageBytes) B")
     }
 }
+
+@Suite("Index store: property-list coding")
+struct PropertyListCodingTests {
+    private func roundTrip(_ value: PropertyListValue) throws -> (bytes: [UInt8], back: PropertyListValue) {
+        var w = ByteWriter()
+        value.encode(into: &w)
+        let bytes = w.bytes
+        let back = try bytes.withUnsafeBytes { buffer in
+            var r = ByteReader(buffer)
+            let v = try PropertyListValue.decode(from: &r)
+            #expect(r.isAtEnd)
+            return v
+        }
+        return (bytes, back)
+    }
+
+    @Test("well-known keys are stored as their number, others as text, and both read back")
+    func wellKnownKeys() throws {
+        #expect(Set(InfoPlistKeys.all).count == InfoPlistKeys.all.count, "a key numbered twice")
+        let long = String(repeating: "k", count: 200)
+        let value = PropertyListValue.dictionary([
+            "CFBundleIdentifier": .string("org.example.a"), "NSExecutable": .string("A"), "": .bool(true),
+            "NotAKnownKey": .integer(-3), long: .array([.dictionary(["CFBundleTypeName": .string("Doc"), "x": .real(1.5)])]),
+            "default": .data([0, 1]),
+        ])
+        let (bytes, back) = try roundTrip(value)
+        #expect(back == value)
+        // A one-byte number instead of 18 bytes of text; unknown keys keep their text.
+        #expect(bytes.firstRange(of: Array("CFBundleIdentifier".utf8)) == nil)
+        #expect(bytes.firstRange(of: Array("NotAKnownKey".utf8)) != nil)
+        let known = try roundTrip(.dictionary(["CFBundleIdentifier": .string("")])).bytes
+        let unknown = try roundTrip(.dictionary(["CFBundleIdentifieR": .string("")])).bytes
+        #expect(unknown.count - known.count == "CFBundleIdentifieR".utf8.count)
+    }
+
+    @Test("a key number past the table is damage, not a crash")
+    func keyNumberOutOfRange() throws {
+        var w = ByteWriter()
+        w.u8(8)                                             // dictionary
+        w.varint(1)
+        w.varint(2 * InfoPlistKeys.all.count + 1)           // one past the last number
+        PropertyListValue.bool(true).encode(into: &w)
+        #expect(throws: IndexFormatError.self) {
+            try w.bytes.withUnsafeBytes { buffer in
+                var r = ByteReader(buffer)
+                _ = try PropertyListValue.decode(from: &r)
+            }
+        }
+    }
+}

@@ -128,7 +128,11 @@ struct ByteReader {
 
     /// The next length-prefixed byte run, without copying.
     mutating func slice() throws -> UnsafeRawBufferPointer {
-        let n = try varint()
+        try take(try varint())
+    }
+
+    /// The next `n` bytes, without copying.
+    mutating func take(_ n: UInt64) throws -> UnsafeRawBufferPointer {
         guard n <= UInt64(buffer.count - offset) else { throw IndexFormatError(what: "truncated string") }
         let s = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + Int(n))])
         offset += Int(n)

@@ -15,7 +15,7 @@ package final class IndexStore: @unchecked Sendable {
     /// 8: a bundle's lproj names in readdir order.
     /// 9: strings entries in chunks per table instead of a record per entry; a bundle record's
     ///    parsed Info.plist dictionaries carry their byte length.
-    static let formatVersion: UInt32 = 11
+    static let formatVersion: UInt32 = 12
 
     let path: String
     package let environment: LMDBEnvironment

@@ -1,5 +1,7 @@
 /// The index's binary form of a property-list value (docs/index-format.md): a tag byte, then
 /// the value; dictionaries with their keys in byte order, so equal values encode to equal bytes.
+/// A dictionary key is a varint k: odd, the well-known key number (k − 1) / 2
+/// (`InfoPlistKeys`); even, k / 2 bytes of UTF-8 text follow.
 extension PropertyListValue {
     private enum Tag: UInt8 { case string = 1, integer, real, bool, date, data, array, dictionary }
 
@@ -17,7 +19,12 @@ extension PropertyListValue {
         case .dictionary(let d):
             w.u8(Tag.dictionary.rawValue); w.varint(d.count)
             for k in d.keys.sorted(by: byteOrder) {
-                w.string(k)
+                if let number = InfoPlistKeys.numbers[k] {
+                    w.varint(2 * number + 1)
+                } else {
+                    w.varint(2 * k.utf8.count)
+                    w.bytesAppending(k.utf8)
+                }
                 d[k]!.encode(into: &w)
             }
         }
@@ -41,8 +48,17 @@ extension PropertyListValue {
         case .dictionary:
             let n = try r.count()
             var d: [String: PropertyListValue] = [:]
+            d.reserveCapacity(n)
             for _ in 0..<n {
-                let k = try r.string()
+                let code = try r.varint()
+                let k: String
+                if code & 1 == 1 {
+                    let number = code >> 1
+                    guard number < InfoPlistKeys.all.count else { throw IndexFormatError(what: "property list key number") }
+                    k = InfoPlistKeys.all[Int(number)]
+                } else {
+                    k = String(decoding: try r.take(code >> 1), as: UTF8.self)
+                }
                 d[k] = try decode(from: &r, depth: depth + 1)
             }
             return .dictionary(d)
