@@ -27,9 +27,11 @@ final class SearchPlan: Sendable {
     /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
     /// Where `DirectLookup` searches: the resource directory, and the bundle root when the
-    /// bundle has the version-0 fallback.
+    /// bundle has the version-0 fallback (every root step; `rootBase(in:)` narrows it).
     let resourceBase: SearchBase
     let rootBase: SearchBase?
+    /// `rootBase` narrowed by the root's listing, read once per transaction (`rootBase(in:)`).
+    private let narrowedRoot = TransactionMemo<SearchBase>()
     /// Answers of `path(forResource:…)` already given, for repeat asks.
     let answers = AnswerCache()
     /// The localized Info dictionary, once read.
@@ -65,6 +67,26 @@ final class SearchPlan: Sendable {
                          mayExist: steps.map { _ in true }, lprojNames: nil)
             : nil
     }
+
+    /// The version-0 fallback's steps as the root's listing in `snapshot` allows them (nil
+    /// when the bundle has no fallback): an lproj step only when the root has an entry
+    /// `<l>.lproj`, the global step only for names some root entry could answer
+    /// (`SearchBase.rootEntries`). Every version-0 miss searches the root again; its folder
+    /// is read once per transaction, and its absent lproj folders cost no reads after it.
+    func rootBase(in snapshot: IndexSnapshot) throws -> SearchBase? {
+        guard let rootBase else { return nil }
+        if let known = narrowedRoot.value(newest: snapshot.transactionID) { return known }
+        // The root's record lists every entry; a folder not listed there holds no records.
+        let narrowed = try snapshot.directory(bundle: record.id, DirectoryRef("")).map { root in
+            let names = root.entries.map(\.name)
+            let lprojs = Set(names.compactMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil })
+            return SearchBase(directories: rootBase.directories,
+                              mayExist: steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true },
+                              lprojNames: lprojs, rootEntries: names)
+        } ?? rootBase
+        narrowedRoot.store(narrowed, transaction: snapshot.transactionID)
+        return narrowed
+    }
 }
 
 /// The directories a search's steps read, from one starting folder.
@@ -75,4 +97,25 @@ struct SearchBase: Sendable {
     let mayExist: [Bool]
     /// The starting folder's lproj names, when known.
     let lprojNames: Set<String>?
+    /// The bundle root's entry names (byte order), when this is the root read through its
+    /// listing: the global step is read only for a name one of them could answer
+    /// (`mayHold(name:subdirectory:)`).
+    var rootEntries: [String]? = nil
+
+    /// Whether the global step's folder may hold `name` (UTF-8) in `subdirectory`, by
+    /// `rootEntries`: the subdirectory's first component must be an entry; without one, an
+    /// entry must start with the name's part before its first dot after the first byte. A
+    /// variant differs from its name only by the suffix CF strips, which starts after the first
+    /// byte and ends at a dot or the end (docs/search-pattern.md, "Variants in one directory";
+    /// `VariantSuffixes.analyse`): so the exact name and every variant begin with that part.
+    func mayHold(name: UnsafeRawBufferPointer, subdirectory: String?) -> Bool {
+        guard let rootEntries else { return true }
+        if let subdirectory {
+            let first = subdirectory.utf8.prefix { $0 != UInt8(ascii: "/") }
+            return rootEntries.contains { $0.utf8.elementsEqual(first) }
+        }
+        let dot = name.dropFirst().firstIndex(of: UInt8(ascii: ".")) ?? name.count
+        let head = UnsafeRawBufferPointer(rebasing: name[..<dot])
+        return rootEntries.contains { $0.utf8.starts(with: head) }
+    }
 }
