@@ -20,20 +20,32 @@ struct AnswerCache: ~Copyable, Sendable {
         // String equality would take "café" with a composed and a combining accent for one
         // name and answer the second from the first's entry.
         static func == (a: Query, b: Query) -> Bool {
-            same(a.name, b.name) && same(a.type, b.type) && same(a.subdirectory, b.subdirectory)
+            a.digest == b.digest && same(a.name, b.name) && same(a.type, b.type) && same(a.subdirectory, b.subdirectory)
                 && (a.localization == nil) == (b.localization == nil) && same(a.localization ?? nil, b.localization ?? nil)
         }
 
-        func hash(into h: inout Hasher) {
-            func combine(_ part: String?) {
-                h.combine(part?.utf8.count ?? -1)   // the length first: parts cannot run into each other
-                if let part { h.combineBytes(of: part) }
+        /// The parts' bytes hashed once (XXH3), when the query is made: a first ask hashes the
+        /// query twice (the look-up that misses, then the store), and the answer cache's look-up
+        /// and store together cost three quarters of the index read on a first ask at 1M, with
+        /// `Hasher` over every part's bytes a good share of it (docs/performance.md, "First
+        /// asks at 1M"). The dictionary hashes this one word.
+        private let digest: UInt64
+
+        init(name: String?, type: String?, subdirectory: String?, localization: String??) {
+            self.name = name
+            self.type = type
+            self.subdirectory = subdirectory
+            self.localization = localization
+            // Each part's hash seeds the next; its length goes in too (absent is not empty),
+            // so parts cannot run into each other.
+            func mix(_ part: String?, _ digest: UInt64) -> UInt64 {
+                part.map { Hashing.memory($0, seed: digest &+ UInt64($0.utf8.count)) } ?? digest &* 0x9E37_79B9_7F4A_7C15
             }
-            combine(name)
-            combine(type)
-            combine(subdirectory)
-            combine(localization ?? nil)
-            h.combine(localization == nil)
+            digest = mix(localization ?? nil, mix(subdirectory, mix(type, mix(name, localization == nil ? 1 : 2))))
+        }
+
+        func hash(into h: inout Hasher) {
+            h.combine(digest)
         }
 
         private static func same(_ a: String?, _ b: String?) -> Bool {
