@@ -51,6 +51,29 @@ struct DirectLookupTests {
         #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
     }
 
+    @Test("a root entry is ruled out for a name only when it is neither the name nor a variant of it, for every target")
+    func rootEntriesKeepEveryVariant() {
+        // Every entry made of these pieces, and what each target strips it to.
+        let pieces = ["a", ".", "-linux", "~ipad", "-iphoneos", "~", "b", "-", ".png"]
+        var entries = pieces
+        for _ in 0..<2 { entries = entries.flatMap { e in pieces.map { e + $0 } } }
+        var variants = 0
+        for entry in entries {
+            #expect(entry.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) })
+            for target in VariantSuffixes.allTargets {
+                guard let stripped = target.analyse(entry).stripped, !stripped.isEmpty else { continue }
+                variants += 1
+                #expect(stripped.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) },
+                        "\(entry) strips to \(stripped)")
+            }
+        }
+        #expect(variants > 500, "\(variants)")
+        for (entry, name) in [("fr.lproj", "f.txt"), ("logo.png", "logo"), ("logos.png", "logo.png"), ("xlogo.png", "logo.png"),
+                              ("logo.png-linux", "logo"), ("a-linux.b", "a.c")] {
+            #expect(!name.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) }, "\(entry) \(name)")
+        }
+    }
+
     @Test("version-0 root fallback: the root's listing narrows the steps read, never the answers")
     func rootFallbackNarrowing() throws {
         let f = try BundleFixture([

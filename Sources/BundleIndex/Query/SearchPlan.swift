@@ -104,18 +104,33 @@ struct SearchBase: Sendable {
 
     /// Whether the global step's folder may hold `name` (UTF-8) in `subdirectory`, by
     /// `rootEntries`: the subdirectory's first component must be an entry; without one, an
-    /// entry must start with the name's part before its first dot after the first byte. A
-    /// variant differs from its name only by the suffix CF strips, which starts after the first
-    /// byte and ends at a dot or the end (docs/search-pattern.md, "Variants in one directory";
-    /// `VariantSuffixes.analyse`): so the exact name and every variant begin with that part.
+    /// entry that could be the name or a variant of it (`couldAnswer`).
     func mayHold(name: UnsafeRawBufferPointer, subdirectory: String?) -> Bool {
         guard let rootEntries else { return true }
         if let subdirectory {
             let first = subdirectory.utf8.prefix { $0 != UInt8(ascii: "/") }
             return rootEntries.contains { $0.utf8.elementsEqual(first) }
         }
-        let dot = name.dropFirst().firstIndex(of: UInt8(ascii: ".")) ?? name.count
-        let head = UnsafeRawBufferPointer(rebasing: name[..<dot])
-        return rootEntries.contains { $0.utf8.starts(with: head) }
+        return rootEntries.contains { Self.couldAnswer($0, name) }
+    }
+
+    /// Whether a lookup of `name` could return the entry `entry`: it is the name, or the name
+    /// with a suffix starting with `-` or `~` inserted at a dot after the first byte or at the
+    /// end. A variant is that, as CF strips it (`VariantSuffixes.analyse`: the suffix starts
+    /// after the first byte and ends at a dot or at the end; docs/search-pattern.md, "Variants
+    /// in one directory"); the test lets through more than variants, never fewer.
+    static func couldAnswer(_ entry: String, _ name: UnsafeRawBufferPointer) -> Bool {
+        let e = entry.utf8
+        if e.count == name.count { return e.elementsEqual(name) }
+        guard !name.isEmpty, e.count > name.count, e.first == name.first else { return false }
+        let tailStart = e.index(e.startIndex, offsetBy: e.count - name.count)
+        for at in 1...name.count where at == name.count || name[at] == UInt8(ascii: ".") {
+            // `entry` = name[..<at] + suffix + name[at...].
+            let suffixStart = e.index(e.startIndex, offsetBy: at)
+            guard e[suffixStart] == UInt8(ascii: "-") || e[suffixStart] == UInt8(ascii: "~") else { continue }
+            if e[..<suffixStart].elementsEqual(name[..<at]),
+               e[e.index(tailStart, offsetBy: at)...].elementsEqual(name[at...]) { return true }
+        }
+        return false
     }
 }
