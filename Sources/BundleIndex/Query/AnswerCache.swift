@@ -71,17 +71,8 @@ struct AnswerCache: ~Copyable, Sendable {
     /// Keeps `answer`, read in transaction `transaction`; answers of older transactions are
     /// dropped, an answer older than the kept ones is not kept.
     func store(_ answer: String?, for query: Query, transaction: UInt64) {
-        answers.update(transaction: transaction) { answers in
-            // Room for the first few answers at once: growing from empty one answer at a time
-            // reallocated and rehashed the table at the 1st, 2nd, 3rd, 4th and 7th answer, on
-            // first asks (docs/performance.md, "First asks at 1M").
-            if answers.capacity == 0 { answers.reserveCapacity(Self.initialCapacity) }
-            answers.set(answer, for: query, bounded: Self.capacity)
-        }
+        answers.update(transaction: transaction) { $0.set(answer, for: query, bounded: Self.capacity) }
     }
-
-    /// The room reserved at a bundle's first answer.
-    static let initialCapacity = 12
 }
 
 /// One value read from the index, kept for the LMDB transaction it was read in (as
