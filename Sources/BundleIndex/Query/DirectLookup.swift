@@ -116,7 +116,7 @@ enum DirectLookup {
                 }
             }
             let answer = try search(plan.resourceBase, subdirectory)
-            guard case .notFound = answer, plan.rootBase != nil else { return answer }
+            guard case .notFound = answer, plan.hasRootFallback else { return answer }
             // The version-0 fallback (docs/search-pattern.md, "Version-0 root fallback"): the
             // same search again, `inDirectory: "Resources[/x]"` mapped back into the resource
             // directory, any other from the bundle root.

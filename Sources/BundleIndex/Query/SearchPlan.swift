@@ -17,8 +17,6 @@ final class SearchPlan: Sendable {
     let stepMayExist: [Bool]
     /// The longest directory path of `plainDirectories`, in bytes.
     let longestPlainDirectory: Int
-    /// The names of the bundle's lproj folders (without `.lproj`).
-    let lprojNames: Set<String>
     /// Whether one of them has a dot (`en.x`): CF's `forLocalization:` filter tests a path for
     /// the prefix `L.`, which `en.x.lproj/…` passes for `en` (DirectLookup leaves such bundles
     /// to the general lookup).
@@ -27,10 +25,9 @@ final class SearchPlan: Sendable {
     /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
     /// Where `DirectLookup` searches: the resource directory, and the bundle root when the
-    /// bundle has the version-0 fallback (every root step; `rootBase(in:)` narrows it).
+    /// bundle has the version-0 fallback (`rootBase(in:)`).
     let resourceBase: SearchBase
-    let rootBase: SearchBase?
-    /// `rootBase` narrowed by the root's listing, read once per transaction (`rootBase(in:)`).
+    /// The root fallback's steps as the root's listing allows them, once per transaction (`rootBase(in:)`).
     private let narrowedRoot = TransactionMemo<SearchBase>()
     /// Answers of `path(forResource:…)` already given, for repeat asks.
     let answers = AnswerCache()
@@ -52,20 +49,15 @@ final class SearchPlan: Sendable {
         let resourceDir = record.layout.resourceDirectory
         plainDirectories = steps.map { DirectoryRef(PathText.join(resourceDir, $0.lproj.map { $0 + ".lproj" } ?? "")) }
         plainPrefixes = steps.map { $0.lproj.map { $0 + ".lproj/" } ?? "" }
-        let lprojs = Set(record.lprojs)
+        // The record's array, not a Set of it: hashing 10–40 names cost ~4 % of an open on the
+        // real corpus, and only a few steps and `forLocalization:` misses look a name up.
+        let lprojs = record.lprojs
         stepMayExist = steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true }
         longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
-        lprojNames = lprojs
         lprojNameHasDot = record.lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
         resourceBase = SearchBase(directories: plainDirectories, mayExist: stepMayExist, lprojNames: lprojs)
-        // The record lists the resource directory's lproj folders, not the root's: every root
-        // step is read.
-        rootBase = hasRootFallback
-            ? SearchBase(directories: steps.map { DirectoryRef($0.lproj.map { $0 + ".lproj" } ?? "") },
-                         mayExist: steps.map { _ in true }, lprojNames: nil)
-            : nil
     }
 
     /// The version-0 fallback's steps as the root's listing in `snapshot` allows them (nil
@@ -74,16 +66,19 @@ final class SearchPlan: Sendable {
     /// (`SearchBase.rootEntries`). Every version-0 miss searches the root again; its folder
     /// is read once per transaction, and its absent lproj folders cost no reads after it.
     func rootBase(in snapshot: IndexSnapshot) throws -> SearchBase? {
-        guard let rootBase else { return nil }
+        guard hasRootFallback else { return nil }
         if let known = narrowedRoot.value(newest: snapshot.transactionID) { return known }
+        // Made at the first fallback, not at open: most lookups never need it.
+        let directories = steps.map { DirectoryRef($0.lproj.map { $0 + ".lproj" } ?? "") }
         // The root's record lists every entry; a folder not listed there holds no records.
+        // Without one (not expected), every root step is read.
         let narrowed = try snapshot.directory(bundle: record.id, DirectoryRef("")).map { root in
             let names = root.entries.map(\.name)
-            let lprojs = Set(names.compactMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil })
-            return SearchBase(directories: rootBase.directories,
+            let lprojs = names.compactMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil }
+            return SearchBase(directories: directories,
                               mayExist: steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true },
                               lprojNames: lprojs, rootEntries: names)
-        } ?? rootBase
+        } ?? SearchBase(directories: directories, mayExist: steps.map { _ in true }, lprojNames: nil)
         narrowedRoot.store(narrowed, transaction: snapshot.transactionID)
         return narrowed
     }
@@ -96,7 +91,7 @@ struct SearchBase: Sendable {
     /// Per step: whether its directory can exist (steps that cannot are not read).
     let mayExist: [Bool]
     /// The starting folder's lproj names, when known.
-    let lprojNames: Set<String>?
+    let lprojNames: [String]?
     /// The bundle root's entry names (byte order), when this is the root read through its
     /// listing: the global step is read only for a name one of them could answer
     /// (`mayHold(name:subdirectory:)`).
