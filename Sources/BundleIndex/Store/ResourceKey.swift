@@ -131,8 +131,8 @@ package enum Hashing {
     /// `BundleIndexJSON`), never stored in the index.
     package static func memory(_ bytes: UnsafeRawBufferPointer) -> UInt64 { xxh3(bytes, seed: memorySeed) }
 
-    /// A string's UTF-8 hashed with `seed`, kept only in memory (the answers of repeat asks,
-    /// `AnswerCache`), never stored in the index.
+    /// A string's UTF-8 hashed with `seed`, kept only in memory (`AnswerCache`'s queries, the
+    /// paths of `OpenedBundles`), never stored in the index.
     static func memory(_ text: String, seed: UInt64) -> UInt64 { xxh3(text, seed: memorySeed ^ seed) }
 
     private static let checkSeed: UInt64 = 0x6275_6E64_6C65_6964
