@@ -51,6 +51,65 @@ struct DirectLookupTests {
         #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
     }
 
+    @Test("a root entry is ruled out for a name only when it is neither the name nor a variant of it, for every target")
+    func rootEntriesKeepEveryVariant() {
+        // Every entry made of these pieces, and what each target strips it to.
+        let pieces = ["a", ".", "-linux", "~ipad", "-iphoneos", "~", "b", "-", ".png"]
+        var entries = pieces
+        for _ in 0..<2 { entries = entries.flatMap { e in pieces.map { e + $0 } } }
+        var variants = 0
+        for entry in entries {
+            #expect(entry.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) })
+            for target in VariantSuffixes.allTargets {
+                guard let stripped = target.analyse(entry).stripped, !stripped.isEmpty else { continue }
+                variants += 1
+                #expect(stripped.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) },
+                        "\(entry) strips to \(stripped)")
+            }
+        }
+        #expect(variants > 500, "\(variants)")
+        for (entry, name) in [("fr.lproj", "f.txt"), ("logo.png", "logo"), ("logos.png", "logo.png"), ("xlogo.png", "logo.png"),
+                              ("logo.png-linux", "logo"), ("a-linux.b", "a.c")] {
+            #expect(!name.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) }, "\(entry) \(name)")
+        }
+    }
+
+    @Test("version-0 root fallback: the root's listing narrows the steps read, never the answers")
+    func rootFallbackNarrowing() throws {
+        let f = try BundleFixture([
+            "Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "old", "CFBundleDevelopmentRegion": "fr"]),
+            "Old.bundle/Resources/a.txt": "", "Old.bundle/Resources/fr.lproj/r.txt": "",
+            "Old.bundle/logo-linux.png": "", "Old.bundle/icon~ipad.png": "", "Old.bundle/x.y-linux.tar.gz": "",
+            "Old.bundle/.hidden-linux.png": "", "Old.bundle/-linux.png": "",
+            "Old.bundle/fr.lproj/f.txt": "", "Old.bundle/Extra/e.txt": "", "Old.bundle/fr.lproj/Extra/g.txt": "",
+        ])
+        let queries: [(String, String?, String?)] = [
+            ("logo", "png", nil), ("logo.png", nil, nil), ("icon", "png", nil), ("x.y", "tar.gz", nil), ("x", "y.tar.gz", nil),
+            (".hidden", "png", nil), (".png", nil, nil), ("f", "txt", nil), ("r", "txt", nil), ("a", "txt", nil),
+            ("e", "txt", "Extra"), ("g", "txt", "Extra"), ("e", "txt", "Nope"), ("nothing", "txt", nil), ("f", "txt", "fr.lproj"),
+        ]
+        for context in [SearchContext.foundationLinux, .apple(languages: ["fr"], platform: .ios, device: .ipad)] {
+            let b = try f.bundle("Old.bundle", context: context)
+            for (name, type, dir) in queries {
+                let label = "\(context.profile) \(name) \(type ?? "-") \(dir ?? "-")"
+                #expect(try b.resource(named: name, ofType: type, inDirectory: dir) == b.hit(name, type, dir, .unspecified), "\(label)")
+                for l in ["fr", nil, "xx"] {
+                    #expect(try b.resource(named: name, ofType: type, inDirectory: dir, forLocalization: l)
+                            == b.hit(name, type, dir, .given(l)), "\(label) loc \(l ?? "nil")")
+                }
+            }
+        }
+        let linux = try f.bundle("Old.bundle")
+        #expect(try linux.rel("logo", "png") == "logo-linux.png")
+        #expect(try linux.rel("x.y", "tar.gz") == "x.y-linux.tar.gz")
+        #expect(try linux.rel(".hidden", "png") == ".hidden-linux.png")
+        #expect(try linux.rel("f", "txt") == "fr.lproj/f.txt")
+        #expect(try linux.rel("e", "txt", dir: "Extra") == "Extra/e.txt")
+        #expect(try linux.rel("g", "txt", dir: "Extra") == "fr.lproj/Extra/g.txt")
+        #expect(try linux.rel("f", "txt", loc: "fr") == "fr.lproj/f.txt")
+        #expect(try linux.rel("e", "txt", dir: "Nope") == nil)
+    }
+
     @Test("forLocalization is literal: the shortcut answers as the general lookup on every generated query, both profiles")
     func localizedSameAnswersAsGeneralLookup() throws {
         var compared = 0, shortcut = 0, found = 0

@@ -111,4 +111,26 @@ struct ReadBoundTests {
         #expect(try b.readsForLookup(name: "top", type: "txt", subdirectory: nil) <= 2 * 3)
         #expect(try b.rel("top", "txt") == "top.txt")
     }
+
+    @Test("a version-0 miss reads the root's steps only where the root's listing allows them")
+    func fallbackReadsListedRootSteps() throws {
+        let f = try BundleFixture([
+            "Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "old", "CFBundleDevelopmentRegion": "fr"]),
+            "Old.bundle/Resources/a.txt": "", "Old.bundle/Resources/fr.lproj/f.txt": "",
+            "Old.bundle/top.txt": "", "Old.bundle/Base.lproj/b.txt": "",
+        ])
+        let b = try f.bundle("Old.bundle")
+        // Resources and Resources/fr.lproj; then the root's listing (once per transaction) and
+        // the root's Base.lproj. The root lists no fr.lproj and no entry starting with
+        // "nothing": neither is read.
+        #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 2 + 1 + 1)
+        #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 2 + 1)
+        // The root lists no "Sub": of its steps only Base.lproj/Sub is read.
+        #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 2 + 1)
+        // A name a root entry starts with: the root is read.
+        #expect(try b.readsForLookup(name: "top", type: "txt", subdirectory: nil) == 2 + 1)
+        #expect(try b.rel("top", "txt") == "top.txt")
+        #expect(try b.rel("b", "txt") == "Base.lproj/b.txt")
+        #expect(try b.rel("nothing", "txt") == nil)
+    }
 }

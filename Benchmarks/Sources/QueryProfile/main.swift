@@ -1,16 +1,21 @@
 // QueryProfile INDEX QUERIES.jsonl KIND N [withPath] — runs N lookups of one kind (foundation-linux) in a
 // loop and nothing else, for `perf record` / `valgrind --tool=callgrind` to attribute the time
 // of a single query inside BundleIndex (the benchmark harness would drown it). KIND `open`
-// opens the queries' bundles by path instead.
+// opens the queries' bundles by path instead; KIND `first-ask` takes a ShapeMatrix cases file and a mode
+// instead of N (FirstAsk.swift).
 import BundleIndex
 import Foundation
 
 let args = CommandLine.arguments
-guard args.count == 5 || (args.count == 6 && args[5] == "withPath"), let n = Int(args[4]) else {
+guard args.count == 5 || (args.count == 6 && args[5] == "withPath"), let n = Int(args[4]) ?? (args[3] == "first-ask" ? 0 : nil) else {
     FileHandle.standardError.write(Data("usage: QueryProfile INDEX QUERIES.jsonl KIND N [withPath]\n".utf8))
     exit(2)
 }
 let reader = try IndexReader(path: args[1])
+if args[3] == "first-ask" {
+    try firstAsk(reader: reader, casesPath: args[2], mode: args[4])
+    exit(0)
+}
 if args[3] == "open" {
     var paths: [String] = []
     for line in try String(contentsOfFile: args[2], encoding: .utf8).split(separator: "\n") {

@@ -20,20 +20,32 @@ struct AnswerCache: ~Copyable, Sendable {
         // String equality would take "café" with a composed and a combining accent for one
         // name and answer the second from the first's entry.
         static func == (a: Query, b: Query) -> Bool {
-            same(a.name, b.name) && same(a.type, b.type) && same(a.subdirectory, b.subdirectory)
+            a.digest == b.digest && same(a.name, b.name) && same(a.type, b.type) && same(a.subdirectory, b.subdirectory)
                 && (a.localization == nil) == (b.localization == nil) && same(a.localization ?? nil, b.localization ?? nil)
         }
 
-        func hash(into h: inout Hasher) {
-            func combine(_ part: String?) {
-                h.combine(part?.utf8.count ?? -1)   // the length first: parts cannot run into each other
-                if let part { h.combineBytes(of: part) }
+        /// The parts' bytes hashed once (XXH3), when the query is made: a first ask hashes the
+        /// query twice (the look-up that misses, then the store), and the answer cache's look-up
+        /// and store together cost three quarters of the index read on a first ask at 1M, with
+        /// `Hasher` over every part's bytes a good share of it (docs/performance.md, "First
+        /// asks at 1M"). The dictionary hashes this one word.
+        private let digest: UInt64
+
+        init(name: String?, type: String?, subdirectory: String?, localization: String??) {
+            self.name = name
+            self.type = type
+            self.subdirectory = subdirectory
+            self.localization = localization
+            // Each part's hash seeds the next; its length goes in too (absent is not empty),
+            // so parts cannot run into each other.
+            func mix(_ part: String?, _ digest: UInt64) -> UInt64 {
+                part.map { Hashing.memory($0, seed: digest &+ UInt64($0.utf8.count)) } ?? digest &* 0x9E37_79B9_7F4A_7C15
             }
-            combine(name)
-            combine(type)
-            combine(subdirectory)
-            combine(localization ?? nil)
-            h.combine(localization == nil)
+            digest = mix(localization ?? nil, mix(subdirectory, mix(type, mix(name, localization == nil ? 1 : 2))))
+        }
+
+        func hash(into h: inout Hasher) {
+            h.combine(digest)
         }
 
         private static func same(_ a: String?, _ b: String?) -> Bool {
@@ -87,21 +99,35 @@ final class OpenedBundles: Sendable {
     /// At most this many bundles; when full, it starts again empty.
     static let capacity = 1024
 
-    /// Paths (as given, made absolute) → the plans opened by each spelling and context. The
-    /// dictionary's String keys treat canonically equivalent spellings as one ("café" composed
-    /// or not), the file system does not: each entry keeps its spelling, compared as bytes.
-    private let plans = TransactionScoped<[String: [(path: String, plan: SearchPlan)]]>(empty: [:])
+    /// Paths (as given, made absolute) → the plans opened by that spelling, one per context.
+    private let plans = TransactionScoped<[PathKey: [SearchPlan]]>(empty: [:])
+
+    /// A path compared byte for byte, as the file system compares it (String equality would
+    /// take "café" composed and decomposed for one), and hashed once, with XXH3: an open that
+    /// misses hashes it twice (look-up, then store), and `Hasher` over a String's bytes with
+    /// its normalization check was ~4 % of an open loop on the real corpus (`perf`).
+    private struct PathKey: Hashable {
+        let path: String
+        let digest: UInt64
+
+        init(_ path: String) {
+            self.path = path
+            digest = Hashing.memory(path, seed: 0)
+        }
+
+        static func == (a: PathKey, b: PathKey) -> Bool { a.digest == b.digest && sameBytes(a.path, b.path) }
+
+        func hash(into h: inout Hasher) { h.combine(digest) }
+    }
 
     func plan(path: String, context: SearchContext, newest: UInt64) -> SearchPlan? {
-        plans.read(newest: newest) { plans in
-            plans[path]?.first { sameBytes($0.path, path) && $0.plan.context == context }?.plan
-        }
+        plans.read(newest: newest) { plans in plans[PathKey(path)]?.first { $0.context == context } }
     }
 
     func remember(_ plan: SearchPlan, path: String, transaction: UInt64) {
         plans.update(transaction: transaction) { plans in
             if plans.count >= Self.capacity { plans.removeAll(keepingCapacity: true) }
-            plans[path, default: []].append((path, plan))
+            plans[PathKey(path), default: []].append(plan)
         }
     }
 }

@@ -17,8 +17,6 @@ final class SearchPlan: Sendable {
     let stepMayExist: [Bool]
     /// The longest directory path of `plainDirectories`, in bytes.
     let longestPlainDirectory: Int
-    /// The names of the bundle's lproj folders (without `.lproj`).
-    let lprojNames: Set<String>
     /// Whether one of them has a dot (`en.x`): CF's `forLocalization:` filter tests a path for
     /// the prefix `L.`, which `en.x.lproj/…` passes for `en` (DirectLookup leaves such bundles
     /// to the general lookup).
@@ -27,9 +25,10 @@ final class SearchPlan: Sendable {
     /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
     /// Where `DirectLookup` searches: the resource directory, and the bundle root when the
-    /// bundle has the version-0 fallback.
+    /// bundle has the version-0 fallback (`rootBase(in:)`).
     let resourceBase: SearchBase
-    let rootBase: SearchBase?
+    /// The root fallback's steps as the root's listing allows them, once per transaction (`rootBase(in:)`).
+    private let narrowedRoot = TransactionMemo<SearchBase>()
     /// Answers of `path(forResource:…)` already given, for repeat asks.
     let answers = AnswerCache()
     /// The localized Info dictionary, once read.
@@ -50,20 +49,38 @@ final class SearchPlan: Sendable {
         let resourceDir = record.layout.resourceDirectory
         plainDirectories = steps.map { DirectoryRef(PathText.join(resourceDir, $0.lproj.map { $0 + ".lproj" } ?? "")) }
         plainPrefixes = steps.map { $0.lproj.map { $0 + ".lproj/" } ?? "" }
-        let lprojs = Set(record.lprojs)
+        // The record's array, not a Set of it: hashing 10–40 names cost ~4 % of an open on the
+        // real corpus, and only a few steps and `forLocalization:` misses look a name up.
+        let lprojs = record.lprojs
         stepMayExist = steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true }
         longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
-        lprojNames = lprojs
         lprojNameHasDot = record.lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
         resourceBase = SearchBase(directories: plainDirectories, mayExist: stepMayExist, lprojNames: lprojs)
-        // The record lists the resource directory's lproj folders, not the root's: every root
-        // step is read.
-        rootBase = hasRootFallback
-            ? SearchBase(directories: steps.map { DirectoryRef($0.lproj.map { $0 + ".lproj" } ?? "") },
-                         mayExist: steps.map { _ in true }, lprojNames: nil)
-            : nil
+    }
+
+    /// The version-0 fallback's steps as the root's listing in `snapshot` allows them (nil
+    /// when the bundle has no fallback): an lproj step only when the root has an entry
+    /// `<l>.lproj`, the global step only for names some root entry could answer
+    /// (`SearchBase.rootEntries`). Every version-0 miss searches the root again; its folder
+    /// is read once per transaction, and its absent lproj folders cost no reads after it.
+    func rootBase(in snapshot: IndexSnapshot) throws -> SearchBase? {
+        guard hasRootFallback else { return nil }
+        if let known = narrowedRoot.value(newest: snapshot.transactionID) { return known }
+        // Made at the first fallback, not at open: most lookups never need it.
+        let directories = steps.map { DirectoryRef($0.lproj.map { $0 + ".lproj" } ?? "") }
+        // The root's record lists every entry; a folder not listed there holds no records.
+        // Without one (not expected), every root step is read.
+        let narrowed = try snapshot.directory(bundle: record.id, DirectoryRef("")).map { root in
+            let names = root.entries.map(\.name)
+            let lprojs = names.compactMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil }
+            return SearchBase(directories: directories,
+                              mayExist: steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true },
+                              lprojNames: lprojs, rootEntries: names)
+        } ?? SearchBase(directories: directories, mayExist: steps.map { _ in true }, lprojNames: nil)
+        narrowedRoot.store(narrowed, transaction: snapshot.transactionID)
+        return narrowed
     }
 }
 
@@ -74,5 +91,41 @@ struct SearchBase: Sendable {
     /// Per step: whether its directory can exist (steps that cannot are not read).
     let mayExist: [Bool]
     /// The starting folder's lproj names, when known.
-    let lprojNames: Set<String>?
+    let lprojNames: [String]?
+    /// The bundle root's entry names (byte order), when this is the root read through its
+    /// listing: the global step is read only for a name one of them could answer
+    /// (`mayHold(name:subdirectory:)`).
+    var rootEntries: [String]? = nil
+
+    /// Whether the global step's folder may hold `name` (UTF-8) in `subdirectory`, by
+    /// `rootEntries`: the subdirectory's first component must be an entry; without one, an
+    /// entry that could be the name or a variant of it (`couldAnswer`).
+    func mayHold(name: UnsafeRawBufferPointer, subdirectory: String?) -> Bool {
+        guard let rootEntries else { return true }
+        if let subdirectory {
+            let first = subdirectory.utf8.prefix { $0 != UInt8(ascii: "/") }
+            return rootEntries.contains { $0.utf8.elementsEqual(first) }
+        }
+        return rootEntries.contains { Self.couldAnswer($0, name) }
+    }
+
+    /// Whether a lookup of `name` could return the entry `entry`: it is the name, or the name
+    /// with a suffix starting with `-` or `~` inserted at a dot after the first byte or at the
+    /// end. A variant is that, as CF strips it (`VariantSuffixes.analyse`: the suffix starts
+    /// after the first byte and ends at a dot or at the end; docs/search-pattern.md, "Variants
+    /// in one directory"); the test lets through more than variants, never fewer.
+    static func couldAnswer(_ entry: String, _ name: UnsafeRawBufferPointer) -> Bool {
+        let e = entry.utf8
+        if e.count == name.count { return e.elementsEqual(name) }
+        guard !name.isEmpty, e.count > name.count, e.first == name.first else { return false }
+        let tailStart = e.index(e.startIndex, offsetBy: e.count - name.count)
+        for at in 1...name.count where at == name.count || name[at] == UInt8(ascii: ".") {
+            // `entry` = name[..<at] + suffix + name[at...].
+            let suffixStart = e.index(e.startIndex, offsetBy: at)
+            guard e[suffixStart] == UInt8(ascii: "-") || e[suffixStart] == UInt8(ascii: "~") else { continue }
+            if e[..<suffixStart].elementsEqual(name[..<at]),
+               e[e.index(tailStart, offsetBy: at)...].elementsEqual(name[at...]) { return true }
+        }
+        return false
+    }
 }

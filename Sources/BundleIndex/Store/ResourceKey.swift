@@ -131,6 +131,10 @@ package enum Hashing {
     /// `BundleIndexJSON`), never stored in the index.
     package static func memory(_ bytes: UnsafeRawBufferPointer) -> UInt64 { xxh3(bytes, seed: memorySeed) }
 
+    /// A string's UTF-8 hashed with `seed`, kept only in memory (`AnswerCache`'s queries, the
+    /// paths of `OpenedBundles`), never stored in the index.
+    static func memory(_ text: String, seed: UInt64) -> UInt64 { xxh3(text, seed: memorySeed ^ seed) }
+
     private static let checkSeed: UInt64 = 0x6275_6E64_6C65_6964
     private static let memorySeed: UInt64 = 0x6D65_6D6F_7279_0000
     private static let tableSeed: UInt64 = 0x7461_626C_6500_0000

@@ -1,0 +1,118 @@
+// QueryProfile INDEX CASES.jsonl first-ask MODE — what a first ask of each ShapeMatrix cell costs
+// and why (docs/performance.md, "First asks at 1M"). CASES is `ShapeMatrix prepare --out`'s file;
+// only its single path lookups are asked. The bundles are opened first (not timed), then every
+// lookup is asked once in the file's order, each call timed alone, per cell:
+//   api     the public `path(forResource:…)` (what ShapeMatrix's first ask times)
+//   engine  `pathReadingIndex` (no answer kept): the index reads and the path, nothing else
+//   warm    `pathReadingIndex` twice per lookup, the second one timed: pages mapped and in cache
+//   cold    `pathReadingIndex` once over all lookups (maps every page they touch), then 64 MiB
+//           of other memory written (evicts CPU caches and TLB), then every lookup timed
+//   api-loop  the same through `path(forResource:…)`, each round on bundles opened anew (perf)
+//   loop    the top-folder search-list lookups through `pathReadingIndex` 300 times, untimed (perf)
+// Each line: cell, lookups, mean and p50 ns, records read per lookup, minor faults per lookup.
+@_spi(Engine) import BundleIndex
+import Foundation
+
+struct FirstAskCase: Decodable {
+    var cell: String
+    var bundle: String
+    var operation: String
+    var name: String?
+    var type: String?
+    var directory: String?
+    var localized: Bool
+    var localization: String?
+}
+
+func minorFaults() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_minflt
+}
+
+func nanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
+    let decoder = JSONDecoder()
+    let cases = try String(contentsOfFile: casesPath, encoding: .utf8).split(separator: "\n")
+        .map { try decoder.decode(FirstAskCase.self, from: Data($0.utf8)) }
+        .filter { $0.operation == "path" }
+    var bundles: [String: IndexedBundle] = [:]
+    var openTimes: [UInt64] = []
+    let openFaults = minorFaults()
+    for path in Set(cases.map(\.bundle)).sorted() {
+        let t0 = nanoseconds()
+        bundles[path] = try reader.bundle(atPath: path, context: .foundationLinux)
+        openTimes.append(nanoseconds() - t0)
+    }
+    print(String(format: "%-58@ %4d  mean %6.0f  p50 %6d  faults %.2f", "open by path" as NSString, openTimes.count,
+                 Double(openTimes.reduce(0, +)) / Double(openTimes.count), openTimes.sorted()[openTimes.count / 2],
+                 Double(minorFaults() - openFaults) / Double(openTimes.count)))
+    let asked = cases.filter { bundles[$0.bundle] != nil }
+    func ask(_ c: FirstAskCase, cached: Bool) throws -> Int {
+        let b = bundles[c.bundle]!
+        switch (c.localized, cached) {
+        case (false, true): return try b.path(forResource: c.name, ofType: c.type, inDirectory: c.directory)?.utf8.count ?? 0
+        case (true, true):
+            return try b.path(forResource: c.name, ofType: c.type, inDirectory: c.directory,
+                              forLocalization: c.localization)?.utf8.count ?? 0
+        case (false, false):
+            return try b.pathReadingIndex(forResource: c.name, ofType: c.type, inDirectory: c.directory)?.utf8.count ?? 0
+        case (true, false):
+            return try b.pathReadingIndex(forResource: c.name, ofType: c.type, inDirectory: c.directory,
+                                          forLocalization: c.localization)?.utf8.count ?? 0
+        }
+    }
+    var checksum = 0
+    if mode == "cold" {
+        for c in asked { checksum &+= try ask(c, cached: false) }
+        var other = [UInt8](repeating: 1, count: 64 << 20)
+        for i in stride(from: 0, to: other.count, by: 64) { other[i] &+= 1 }
+        checksum &+= Int(other[4096])
+    }
+    if mode == "loop" {
+        // For perf record: the engine's asks of the top-folder search-list cells, over and over.
+        let top = asked.filter { $0.cell.contains("top · search list") }
+        for _ in 0..<300 { for c in top { checksum &+= try ask(c, cached: false) } }
+        print(checksum == 42 ? " " : "\(top.count * 300) asks")
+        return
+    }
+    if mode == "api-loop" {
+        // For perf record: first asks through the public API, each round on freshly opened
+        // bundles (new plans, empty answer caches).
+        let top = asked.filter { $0.cell.contains("top · search list") }
+        for _ in 0..<300 {
+            for (path, b) in bundles { bundles[path] = b.with(context: .foundationLinux) }
+            for c in top { checksum &+= try ask(c, cached: true) }
+        }
+        print(checksum == 42 ? " " : "\(top.count * 300) asks")
+        return
+    }
+    var times: [String: [UInt64]] = [:]
+    var faults: [String: Int] = [:]
+    for c in asked {
+        if mode == "warm" { checksum &+= try ask(c, cached: false) }
+        let f0 = minorFaults()
+        let t0 = nanoseconds()
+        checksum &+= try ask(c, cached: mode == "api")
+        let t1 = nanoseconds()
+        faults[c.cell, default: 0] += minorFaults() - f0
+        times[c.cell, default: []].append(t1 - t0)
+    }
+    var reads: [String: Int] = [:]
+    for c in asked where !c.localized {
+        reads[c.cell, default: 0] += try bundles[c.bundle]!.storeReadCount(forResource: c.name, ofType: c.type, inDirectory: c.directory)
+    }
+    for (cell, t) in times.sorted(by: { $0.key < $1.key }) where t.count >= 100 {
+        let sorted = t.sorted()
+        let mean = Double(t.reduce(0, +)) / Double(t.count)
+        let readText = reads[cell].map { String(format: "%.2f", Double($0) / Double(t.count)) } ?? "-"
+        print(String(format: "%-58@ %4d  mean %6.0f  p50 %6d  reads %@  faults %.2f", cell as NSString, t.count, mean,
+                     sorted[t.count / 2], readText as NSString, Double(faults[cell]!) / Double(t.count)))
+    }
+    if checksum == 42 { print(" ") }
+}
