@@ -27,7 +27,8 @@ enum NameCandidates {
 /// through it and never sees LMDB types. `reads` counts the point reads done so far.
 package struct IndexSnapshot {
     // A snapshot exists only inside `IndexStore.read`, which keeps both objects alive for the
-    // whole call; not counting references to them saves two retain/release pairs per query.
+    // whole call (or inside an `IndexWriter` call, whose writer holds both); not counting
+    // references to them saves two retain/release pairs per query.
     unowned(unsafe) let store: IndexStore
     unowned(unsafe) let txn: LMDBTransaction
 

@@ -15,6 +15,9 @@ package final class IndexStore: @unchecked Sendable {
     /// 8: a bundle's lproj names in readdir order.
     /// 9: strings entries in chunks per table instead of a record per entry; a bundle record's
     ///    parsed Info.plist dictionaries carry their byte length.
+    /// 10: a bundle record without its path (the key), its root as a length of the path.
+    /// 11: directories stamped only in their directory records, not again in the bundle record.
+    /// 12: well-known property-list dictionary keys stored as numbers (`InfoPlistKeys`).
     static let formatVersion: UInt32 = 12
 
     let path: String

@@ -70,23 +70,17 @@ package struct IndexWriter {
     /// are the `.strings`/`.stringsdict` entries of the directory records. A table without a
     /// record gets modification time 0, which no file has: the bundle is scanned again.
     package func diskStamps(of record: BundleRecord) throws -> [FileStamp] {
-        var stamps = record.stamps
-        var tables: [String] = []
-        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(record.id)) { key, value in
-            guard ResourceKey.isDirectoryRecord(key) else { return true }
-            let directory = try DirectoryRecord.decode(value)
-            stamps.append(FileStamp(path: directory.path, modificationTime: directory.modificationTime))
+        // Read through the snapshot's functions, in this write transaction (the writer keeps it
+        // and the store alive while it is used).
+        let snapshot = IndexSnapshot(store: store, txn: txn)
+        let directories = try snapshot.directoryRecords(bundle: record.id)
+        var stamps = record.allStamps(with: directories)
+        for directory in directories {
             for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
-                tables.append(PathText.join(directory.path, e.name))
+                let path = PathText.join(directory.path, e.name)
+                let mtime = try snapshot.stringsTableModificationTime(bundle: record.id, StringsKey.Table(path))
+                stamps.append(FileStamp(path: path, modificationTime: mtime ?? 0))
             }
-            return true
-        }
-        for path in tables {
-            let table = StringsKey.Table(path)
-            let mtime = try StringsKey.table(bundle: record.id, table).withBytes { k in
-                try txn.get(store.strings, key: k).map { try StringsRecords.modificationTime($0, table) } ?? nil
-            }
-            stamps.append(FileStamp(path: path, modificationTime: mtime ?? 0))
         }
         return stamps
     }

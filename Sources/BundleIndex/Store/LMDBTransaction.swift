@@ -76,9 +76,14 @@ package final class LMDBTransaction: @unchecked Sendable {
     /// `mdb_put` from borrowed buffers (LMDB copies both). With `append`, keys must come in
     /// increasing order and land after every existing key: LMDB then fills pages completely.
     func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, append: Bool = false) throws {
+        try check(putStatus(dbi, key: key, value: value, flags: append ? UInt32(MDB_APPEND) : 0))
+    }
+
+    /// `mdb_put` from borrowed buffers, its return code unchecked.
+    private func putStatus(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32) -> Int32 {
         var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        try check(mdb_put(handle, dbi, &kv, &vv, append ? UInt32(MDB_APPEND) : 0))
+        return mdb_put(handle, dbi, &kv, &vv, flags)
     }
 
     /// `put` of a key that usually sorts after every key the database holds (bundle paths in
@@ -88,11 +93,9 @@ package final class LMDBTransaction: @unchecked Sendable {
     func putAppendingWhenLast(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8]) throws {
         try key.withUnsafeBytes { k in
             try value.withUnsafeBytes { v in
-                var kv = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-                var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
                 // MDB_APPEND refuses a key that does not sort after the last one with MDB_KEYEXIST.
-                let rc = mdb_put(handle, dbi, &kv, &vv, UInt32(MDB_APPEND))
-                try check(rc == MDB_KEYEXIST ? mdb_put(handle, dbi, &kv, &vv, 0) : rc)
+                let rc = putStatus(dbi, key: k, value: v, flags: UInt32(MDB_APPEND))
+                try check(rc == MDB_KEYEXIST ? putStatus(dbi, key: k, value: v, flags: 0) : rc)
             }
         }
     }
