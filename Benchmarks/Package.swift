@@ -48,12 +48,12 @@ let package = Package(
         .executableTarget(name: "RatioGate", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),
         // Every query shape on real-shaped trees, first and repeat ask, next to Foundation
         // (tools/shape-bench).
-        .executableTarget(name: "ShapeMatrix", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
+        .executableTarget(name: "ShapeMatrix", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),
         // IndexedFoundationBundle next to Foundation's Bundle: localizedString (first ask of a
         // table, repeat), path lookups, object(forInfoDictionaryKey:), alternating in one run.
         .executableTarget(name: "DropInBench", dependencies: [.product(name: "BundleIndex", package: "bundleidx"),
                                                               .product(name: "BundleIndexFoundation", package: "bundleidx")]),
         // A bare lookup loop for perf / callgrind.
-        .executableTarget(name: "QueryProfile", dependencies: [.product(name: "BundleIndex", package: "bundleidx")]),
+        .executableTarget(name: "QueryProfile", dependencies: ["BenchSupport", .product(name: "BundleIndex", package: "bundleidx")]),
     ]
 )

@@ -10,19 +10,9 @@
 //   api-loop  the same through `path(forResource:…)`, each round on bundles opened anew (perf)
 //   loop    the top-folder search-list lookups through `pathReadingIndex` 300 times, untimed (perf)
 // Each line: cell, lookups, mean and p50 ns, records read per lookup, minor faults per lookup.
+import BenchSupport
 @_spi(Engine) import BundleIndex
 import Foundation
-
-struct FirstAskCase: Decodable {
-    var cell: String
-    var bundle: String
-    var operation: String
-    var name: String?
-    var type: String?
-    var directory: String?
-    var localized: Bool
-    var localization: String?
-}
 
 func minorFaults() -> Int {
     var usage = rusage()
@@ -39,8 +29,8 @@ func nanoseconds() -> UInt64 {
 func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
     let decoder = JSONDecoder()
     let cases = try String(contentsOfFile: casesPath, encoding: .utf8).split(separator: "\n")
-        .map { try decoder.decode(FirstAskCase.self, from: Data($0.utf8)) }
-        .filter { $0.operation == "path" }
+        .map { try decoder.decode(ShapeCase.self, from: Data($0.utf8)) }
+        .filter { $0.operation == .path }
     var bundles: [String: IndexedBundle] = [:]
     var openTimes: [UInt64] = []
     let openFaults = minorFaults()
@@ -53,7 +43,7 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
                  Double(openTimes.reduce(0, +)) / Double(openTimes.count), openTimes.sorted()[openTimes.count / 2],
                  Double(minorFaults() - openFaults) / Double(openTimes.count)))
     let asked = cases.filter { bundles[$0.bundle] != nil }
-    func ask(_ c: FirstAskCase, cached: Bool) throws -> Int {
+    func ask(_ c: ShapeCase, cached: Bool) throws -> Int {
         let b = bundles[c.bundle]!
         switch (c.localized, cached) {
         case (false, true): return try b.path(forResource: c.name, ofType: c.type, inDirectory: c.directory)?.utf8.count ?? 0

@@ -1,30 +1,6 @@
+import BenchSupport
 import BundleIndex
 import Foundation
-
-/// One lookup of the matrix, as `prepare` writes it and `measure` reads it (one JSON object per
-/// line). `cell` names the matrix cell the lookup belongs to.
-struct ShapeCase: Codable {
-    enum Operation: String, Codable {
-        /// `path(forResource:ofType:inDirectory:)`, with `forLocalization:` when `localized`.
-        case path
-        /// `paths(forResourcesOfType:inDirectory:)`, with `forLocalization:` when `localized`.
-        case paths
-        /// `object(forInfoDictionaryKey: name)`.
-        case info
-        case localizations
-        case preferredLocalizations
-    }
-
-    var cell: String
-    var bundle: String
-    var operation: Operation
-    var name: String?
-    var type: String?
-    var directory: String?
-    /// True: the lookup passes `forLocalization: localization` (which may be nil).
-    var localized: Bool
-    var localization: String?
-}
 
 /// The three ways a caller names a resource.
 enum NameShape: String, CaseIterable {

@@ -11,6 +11,7 @@
 //   ShapeMatrix measure --side foundation|foundation-linux|apple --cases FILE [--index DIR] [--repeats R] [--seed S]
 //       In this (fresh) process: opens the bundles, asks every lookup once, then R times more;
 //       prints per cell the mean and median ns of first asks and of repeat asks (JSON).
+import BenchSupport
 import BundleIndex
 import Foundation
 
