@@ -70,7 +70,9 @@ package func openIndexReader(at path: String) throws(ExitStatus) -> IndexReader 
 /// Opens the bundle named on the command line, or exits 1 with a message.
 package func openBundle(_ reader: IndexReader, _ reference: String, _ context: SearchContext) throws(ExitStatus) -> IndexedBundle {
     let found: IndexedBundle?
-    do { found = try reader.bundle(reference, context: context) } catch { throw .reporting(error) }
+    // Not remembered: a command line opens its bundle once, so the reader's table of opened
+    // bundles would only be filled (a dictionary made, hashed into) and never read.
+    do { found = try reader.bundle(reference, context: context, remembering: false) } catch { throw .reporting(error) }
     guard let found else {
         printError(notIndexedMessage(reference, otherwise: " (see: bundleidx bundles)"))
         throw .notFound
