@@ -44,7 +44,14 @@ struct BundleScanner {
     /// out, with one warning (docs/scanning.md, "Symbolic links").
     static let maxRepeatedDirectories = 10_000
 
-    init(bundlePath: String) { self.bundlePath = bundlePath }
+    /// The bundle's real path when the caller knows it (the tree walker does for folders it
+    /// reached without a link), else nil and asked of `realpath`.
+    private let knownRealPath: String?
+
+    init(bundlePath: String, realPath: String? = nil) {
+        self.bundlePath = bundlePath
+        knownRealPath = realPath
+    }
 
     mutating func scan() throws -> ScannedBundle {
         let rootEntries = try list("").entries
@@ -106,8 +113,9 @@ struct BundleScanner {
 
     private mutating func walkTree(from start: String) -> [ScannedDirectory] {
         // A `realpath` reads every component's link (a `readlink` each: 6 % of a build of real
-        // trees), so the bundle's is not asked twice when the walk starts at the bundle.
-        guard let bundleReal = FileSystem.realPath(bundlePath),
+        // trees), so the bundle's is not asked when the tree walker knows it, nor twice when
+        // the walk starts at the bundle.
+        guard let bundleReal = knownRealPath ?? FileSystem.realPath(bundlePath),
               let startReal = start.isEmpty ? bundleReal : FileSystem.realPath(bundlePath + "/" + start)
         else { return [] }
         var out: [ScannedDirectory] = []
