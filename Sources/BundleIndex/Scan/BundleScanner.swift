@@ -34,6 +34,9 @@ struct BundleScanner {
     /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
     /// directory, read once.
     private var byRealPath: [String: DirectoryListing] = [:]
+    /// The modification time of each Info.plist and `InfoPlist*.strings` file parsed, by path
+    /// relative to the bundle, as the read saw it: the file's stamp.
+    private var readTimes: [String: UInt64] = [:]
 
     static let maxDirectoriesPerBundle = 500_000
     /// How many directories of one bundle may be reached again through symbolic links (a real
@@ -76,7 +79,7 @@ struct BundleScanner {
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
         let fileStamps = layoutStamps(layout: layout, byPath: byPath)
-            + parsed.map { FileStamp(path: $0, modificationTime: FileSystem.modificationTime(bundlePath + "/" + $0)) }
+            + parsed.map { FileStamp(path: $0, modificationTime: readTimes[$0] ?? FileSystem.modificationTime(bundlePath + "/" + $0)) }
         return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
                              directories: directories, stringsFiles: strings, tables: tables, warnings: warnings,
                              fileStamps: fileStamps, unreadable: unreadable.sorted(by: byteOrder),
@@ -231,8 +234,10 @@ struct BundleScanner {
         }
         var out: [InfoPlistFile] = []
         for e in entries where !e.isDirectory && Self.infoPlistNames.contains(e.name.lowercased()) {
-            let path = bundlePath + "/" + PathText.join(dir, e.name)
-            switch PropertyListReader.dictionary(atPath: path, gnustep: e.name.lowercased() == "info-gnustep.plist") {
+            let relative = PathText.join(dir, e.name), path = bundlePath + "/" + relative
+            let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: path, gnustep: e.name.lowercased() == "info-gnustep.plist")
+            readTimes[relative] = modificationTime
+            switch result {
             case .success(let d): out.append(InfoPlistFile(name: e.name, dictionary: d))
             case .failure(let why):
                 warnings.append("\(path) \(why); its information is left empty")
@@ -262,7 +267,7 @@ struct BundleScanner {
 
     /// Files a search for `InfoPlist.strings` can return: `InfoPlist*.strings` (variants
     /// included) in the resource directory, its lprojs, and for version 0 the root and its lprojs.
-    private func readStringsFiles(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [StringsFile] {
+    private mutating func readStringsFiles(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [StringsFile] {
         var dirs = [layout.resourceDirectory]
         if layout == .resources { dirs.append("") }
         var out: [StringsFile] = []
@@ -274,9 +279,10 @@ struct BundleScanner {
             }
             for d in candidates {
                 for e in d.entries where e.name.hasPrefix("InfoPlist") && e.name.hasSuffix(".strings") && !e.isDirectory {
-                    let path = bundlePath + "/" + PathText.join(d.path, e.name)
-                    let parsed = try? PropertyListReader.dictionary(atPath: path).get()
-                    out.append(StringsFile(directory: d.path, name: e.name, dictionary: parsed))
+                    let relative = PathText.join(d.path, e.name)
+                    let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: bundlePath + "/" + relative)
+                    readTimes[relative] = modificationTime
+                    out.append(StringsFile(directory: d.path, name: e.name, dictionary: try? result.get()))
                 }
             }
         }

@@ -36,12 +36,18 @@ enum PropertyListReader {
     /// values included (`GNUstepPropertyList`): for `Info-gnustep.plist`, which only GNUstep's
     /// `NSBundle` reads.
     static func dictionary(atPath path: String, gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
-        var st = stat()
-        if stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && Int(st.st_size) > sizeLimit {
-            return .failure(.tooLarge)
-        }
-        guard let bytes = FileSystem.readFile(path, limit: sizeLimit) else { return .failure(.unreadable) }
-        return dictionary(from: bytes, gnustep: gnustep)
+        stampedDictionary(atPath: path, gnustep: gnustep).result
+    }
+
+    /// `dictionary(atPath:gnustep:)` and the modification time of the bytes it read (from the
+    /// `fstat` of the read itself, so a file changed after the read is not stamped with its
+    /// new time; 0 when there is no such file).
+    static func stampedDictionary(atPath path: String, gnustep: Bool = false)
+        -> (result: Result<[String: PropertyListValue], Failure>, modificationTime: UInt64) {
+        let read = FileSystem.readFileStamped(path, limit: sizeLimit)
+        if read.oversized { return (.failure(.tooLarge), read.modificationTime) }
+        guard let bytes = read.bytes else { return (.failure(.unreadable), read.modificationTime) }
+        return (dictionary(from: bytes, gnustep: gnustep), read.modificationTime)
     }
 
     static func dictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {

@@ -83,7 +83,7 @@ package enum FileSystem {
             if n == 0 { break }
             done += n
         }
-        return Array(out[..<done])
+        return done == out.count ? out : Array(out[..<done])
     }
 
     /// The names in a directory but `.` and `..`, or nil when it cannot be read.
