@@ -136,6 +136,56 @@ struct StringsTableReaderTests {
         #expect(Self.decidedAsCF(Self.utf16(text, bigEndian: true)) == expected)
     }
 
+    @Test("a missing ';' (the two failures CF writes to standard error) is decided: no table, and the line CF names")
+    func missingSemicolon() throws {
+        let cases: [(text: String, line: Int)] = [
+            ("\"a\" = \"b\";\n\"c\" = \"d\"\n\"e\" = \"f\";", 3),      // a value without its ';'
+            ("\"a\" = \"b\";\r\n\"c\";\r\n\r\n\"d\"", 4),              // the text ends after a key
+            ("{ \"a\" = \"b\" }", 1),                                   // braces do not close an entry
+            ("/* x */\r\"a\" = b c;", 2),                               // a bare value, then another word
+        ]
+        for (text, line) in cases {
+            #expect(OpenStepStringsParser.read(Array(text.utf8)) == .missingSemicolon(line: line), "\(text)")
+            let (entries, complaint) = try Self.withStandardErrorCaptured {
+                StringsTableReader.propertyListEntries(from: Array(text.utf8), dictionaryFile: false)
+            }
+            #expect(entries.isEmpty, "\(text)")
+            // CF reads no table either, and says so with the same line (and no file name).
+            #expect(complaint.contains("missing semicolon") && complaint.contains("on line \(line)."), "\(text): \(complaint)")
+        }
+    }
+
+    @Test("a table CF cannot read is named in the build's warnings, with its line, and CF writes nothing")
+    func missingSemicolonWarning() throws {
+        let fixture = try BundleFixture([
+            "X.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.x", "CFBundleDevelopmentRegion": "de"]),
+            "X.bundle/de.lproj/Localizable.strings": "\"ok\" = \"gut\";\n\"broken\" = \"kaputt\"\n\"next\" = \"x\";\n",
+        ])
+        let (summary, stderr) = try Self.withStandardErrorCaptured { try fixture.build() }
+        let warning = try #require(summary.warnings.first { $0.contains("Localizable.strings") })
+        #expect(warning.contains(fixture.root + "/X.bundle/de.lproj/Localizable.strings") && warning.contains("line 3"), "\(warning)")
+        #expect(!stderr.contains("CFPropertyList"), "\(stderr)")
+        // Foundation finds no key in the table either.
+        let b = try fixture.bundle("X.bundle")
+        #expect(try b.localizedString(forKey: "ok", value: nil, table: nil) == "ok")
+    }
+
+    /// What `body` returns and what was written to standard error meanwhile.
+    static func withStandardErrorCaptured<T>(_ body: () throws -> T) throws -> (T, String) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        fflush(nil)
+        let saved = dup(STDERR_FILENO)
+        let out = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        dup2(out, STDERR_FILENO)
+        close(out)
+        let result: Result<T, Error> = Result { try body() }
+        fflush(nil)
+        dup2(saved, STDERR_FILENO)
+        close(saved)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return (try result.get(), (try? String(contentsOf: file, encoding: .utf8)) ?? "")
+    }
+
     @Test("left to CF: XML and binary lists, non-string values, high octal escapes, lone surrogates, other encodings, text CF rejects")
     func leftToCF() {
         let cases: [[UInt8]] = [
@@ -149,7 +199,6 @@ struct StringsTableReaderTests {
             Self.utf16("\"a\" = \"x\";") + [0x00, 0xD8],
             Self.utf16("\"a\" = \"x\";", bom: false),
             [0x22, 0x61, 0x22, 0x3D, 0x22, 0xE9, 0x22, 0x3B],   // Latin-1 é
-            Array("\"a\" = \"b\"\n\"c\" = \"d\";".utf8),         // a missing semicolon
             Array("\"a\" = \"b\"; \"unterminated".utf8),
             Array("\"just a string\"".utf8),
         ]

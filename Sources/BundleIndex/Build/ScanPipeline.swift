@@ -57,6 +57,8 @@ final class ScanPipeline: @unchecked Sendable {
         let walking = Thread { pipeline.walk(root, declaredBundles, unchangedIn: index, indexed: indexed) }
         walking.stackSize = 8 << 20
         walking.start()
+        // What the tables read here have to say: the walk's report was made without them.
+        var tableWarnings: [String] = []
         do {
             while let items = try pipeline.next() {
                 for item in items {
@@ -64,7 +66,11 @@ final class ScanPipeline: @unchecked Sendable {
                     // spare while the walking thread lists directories (docs/scanning.md,
                     // "Reading strings tables").
                     guard case .scanned(var bundle) = item else { try consume(item); continue }
-                    bundle.tables = BundleScanner.readStringsTables(bundlePath: bundle.path, directories: bundle.directories)
+                    var warnings: [String] = []
+                    bundle.tables = BundleScanner.readStringsTables(bundlePath: bundle.path, directories: bundle.directories,
+                                                                    warnings: &warnings)
+                    bundle.warnings += warnings
+                    tableWarnings += warnings
                     try consume(.scanned(bundle))
                 }
             }
@@ -72,7 +78,9 @@ final class ScanPipeline: @unchecked Sendable {
             pipeline.cancel()
             throw error
         }
-        return try pipeline.finalReport()
+        var report = try pipeline.finalReport()
+        report.warnings += tableWarnings
+        return report
     }
 
     private func walk(_ root: String, _ declaredBundles: Set<String>, unchangedIn index: IndexStore?, indexed: [String]) {

@@ -17,7 +17,7 @@ package struct ScannedBundle {
     package let stringsFiles: [StringsFile]
     /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
     package var tables: [StringsTable]
-    package let warnings: [String]
+    package var warnings: [String]
     /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
     /// matters, and rewriting a file in place does not change its directory's mtime.
     package let fileStamps: [FileStamp]

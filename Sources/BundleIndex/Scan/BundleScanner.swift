@@ -75,7 +75,7 @@ struct BundleScanner {
         let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
         let strings = readStringsFiles(layout: layout, byPath: byPath)
         // Tables carry their own modification times (kept in their table records, not here).
-        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories) : []
+        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories, warnings: &warnings) : []
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
         let fileStamps = layoutStamps(layout: layout, byPath: byPath)
@@ -255,11 +255,12 @@ struct BundleScanner {
     /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
     /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
     /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
-    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory]) -> [StringsTable] {
+    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String]) -> [StringsTable] {
         var out: [StringsTable] = []
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
-                out.append(StringsTableReader.read(bundlePath: bundlePath, relativePath: PathText.join(d.path, e.name)))
+                out.append(StringsTableReader.read(bundlePath: bundlePath, relativePath: PathText.join(d.path, e.name),
+                                                   warnings: &warnings))
             }
         }
         return out

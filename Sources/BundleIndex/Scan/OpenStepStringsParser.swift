@@ -4,25 +4,49 @@
 /// (`__CFCreateOldStylePropertyListOrStringsFile`) makes of such a file, several times faster
 /// (docs/scanning.md, "Reading strings tables"; docs/performance.md).
 ///
-/// It answers only when it is certain; `nil` means "ask CF": XML and binary property lists,
+/// It answers only when it is certain; otherwise CF is asked: XML and binary property lists,
 /// other encodings, text that is not valid UTF-8 or UTF-16, lone surrogates, values that are not
 /// strings (a dictionary, an array, data), an octal escape above `\177` (CF maps it through
-/// the NeXTSTEP Latin table), and every text CF would not read as a table — so the failure and
-/// the line CF writes to standard error about it stay CF's own. `StringsTableReaderTests` compares
-/// the two on every real table and on generated ones.
+/// the NeXTSTEP Latin table), and text CF would not read as a table — except the two failures
+/// CF reports by writing a line to standard error (`_CFPropertyListMissingSemicolon…`: the text
+/// ends after a key, or an entry's value is not followed by `;`). For those the parser is
+/// certain too: CF reads no table, and the build says which file and line, where CF's line
+/// named neither (`StringsTableReader`). `StringsTableReaderTests` compares the two on every
+/// real table and on generated ones.
 struct OpenStepStringsParser {
     /// UTF-8 without a byte-order mark.
     private let text: [UInt8]
     private var at = 0
+    /// Where CF's parse would stop with a missing `;` (see the type's comment).
+    private var missingSemicolonAt: Int?
 
     private init(text: [UInt8]) { self.text = text }
 
-    /// The table's entries (each key once, with the value CF keeps: the last one written), or nil
-    /// when CF must decide.
-    static func entries(from bytes: [UInt8]) -> [StringsTable.Entry]? {
-        guard let text = utf8Text(bytes), !startsLikeXML(text) else { return nil }
+    /// What the parser makes of a file.
+    enum Reading: Equatable {
+        /// The table's entries (each key once, with the value CF keeps: the last one written).
+        case entries([StringsTable.Entry])
+        /// CF reads no table: a `;` is missing on this line (counted as CF counts lines).
+        case missingSemicolon(line: Int)
+        /// CF must decide.
+        case leftToCF
+    }
+
+    static func read(_ bytes: [UInt8]) -> Reading {
+        guard let text = utf8Text(bytes), !startsLikeXML(text) else { return .leftToCF }
         var parser = OpenStepStringsParser(text: text)
-        return parser.table()
+        if let entries = parser.table() { return .entries(entries) }
+        guard let stop = parser.missingSemicolonAt else { return .leftToCF }
+        return .missingSemicolon(line: parser.lineNumber(at: stop))
+    }
+
+    /// The entries CF reads from the file (none for a missing `;`), or nil when CF must decide.
+    static func entries(from bytes: [UInt8]) -> [StringsTable.Entry]? {
+        switch read(bytes) {
+        case .entries(let entries): return entries
+        case .missingSemicolon: return []
+        case .leftToCF: return nil
+        }
     }
 
     // MARK: - encodings (CF's `encodingForXMLData`, then the old-style parser's CFString)
@@ -126,7 +150,11 @@ struct OpenStepStringsParser {
         var entries: [StringsTable.Entry] = []
         var hashes: [UInt64] = []
         while skipSpace(), Self.startsString(text[at]) {
-            guard let key = string(), skipSpace() else { return nil }
+            guard let key = string() else { return nil }
+            guard skipSpace() else {
+                missingSemicolonAt = at
+                return nil
+            }
             let value: String
             switch text[at] {
             case UInt8(ascii: ";"):
@@ -141,7 +169,10 @@ struct OpenStepStringsParser {
             }
             entries.append(StringsTable.Entry(key: key, value: value))
             hashes.append(Self.fnv1a(key))
-            guard skipSpace(), text[at] == UInt8(ascii: ";") else { return nil }
+            guard skipSpace(), text[at] == UInt8(ascii: ";") else {
+                missingSemicolonAt = at
+                return nil
+            }
             at += 1
         }
         return Self.lastValues(entries, hashes: hashes)
@@ -326,6 +357,22 @@ struct OpenStepStringsParser {
             }
         }
         return false
+    }
+
+    /// The line of `position` as CF's `lineNumberStrings` counts it: 1, plus one per `\n`, `\r`
+    /// or `\r\n` before it.
+    private func lineNumber(at position: Int) -> Int {
+        var line = 1, i = 0
+        while i < min(position, text.count) {
+            if text[i] == 13 {
+                line += 1
+                if i + 1 < position && i + 1 < text.count && text[i + 1] == 10 { i += 1 }
+            } else if text[i] == 10 {
+                line += 1
+            }
+            i += 1
+        }
+        return line
     }
 
     /// U+2028 or U+2029 (`E2 80 A8`, `E2 80 A9`) at `i`.

@@ -10,18 +10,34 @@ import CoreFoundation
 /// "Localized strings"). The common form, OpenStep text, goes through `OpenStepStringsParser`,
 /// which gives CF's answer faster; whatever that parser is not certain of goes to CF.
 enum StringsTableReader {
-    static func read(bundlePath: String, relativePath: String) -> StringsTable {
-        let file = FileSystem.readFileStamped(bundlePath + "/" + relativePath, limit: StringsTable.sizeLimit)
+    /// The table at `relativePath` in the bundle; a file Foundation cannot read as a table adds
+    /// a line to `warnings` (when the parser can tell why).
+    static func read(bundlePath: String, relativePath: String, warnings: inout [String]) -> StringsTable {
+        let path = bundlePath + "/" + relativePath
+        let file = FileSystem.readFileStamped(path, limit: StringsTable.sizeLimit)
         if file.oversized { return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .notRead) }
         // An unreadable file is an empty table, as for Foundation (it gets no data either).
-        let entries = entries(from: file.bytes ?? [], dictionaryFile: relativePath.hasSuffix(".stringsdict"))
+        let (entries, missingSemicolon) = reading(file.bytes ?? [], dictionaryFile: relativePath.hasSuffix(".stringsdict"))
+        if let line = missingSemicolon {
+            warnings.append("\(path): not a strings table Foundation can read (a ';' is missing on line \(line)); "
+                            + "lookups in it find no key, as in Foundation")
+        }
         return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .entries(entries))
     }
 
     /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.
     static func entries(from bytes: [UInt8], dictionaryFile: Bool) -> [StringsTable.Entry] {
-        if !dictionaryFile, let entries = OpenStepStringsParser.entries(from: bytes) { return entries }
-        return propertyListEntries(from: bytes, dictionaryFile: dictionaryFile)
+        reading(bytes, dictionaryFile: dictionaryFile).entries
+    }
+
+    /// `entries(from:dictionaryFile:)`, and the line of the missing `;` that made CF read none.
+    private static func reading(_ bytes: [UInt8], dictionaryFile: Bool) -> (entries: [StringsTable.Entry], missingSemicolon: Int?) {
+        guard !dictionaryFile else { return (propertyListEntries(from: bytes, dictionaryFile: true), nil) }
+        switch OpenStepStringsParser.read(bytes) {
+        case .entries(let entries): return (entries, nil)
+        case .missingSemicolon(let line): return ([], line)
+        case .leftToCF: return (propertyListEntries(from: bytes, dictionaryFile: false), nil)
+        }
     }
 
     /// `entries(from:dictionaryFile:)` through CF alone (the differential tests' oracle).
