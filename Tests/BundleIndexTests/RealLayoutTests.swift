@@ -50,6 +50,20 @@ struct RealLayoutTests {
         }
     }
 
+    @Test("a folder a link leads to is listed once, though one bundle reads it through the link and the walk reaches it again as its own")
+    func linkedFoldersListedOnce() throws {
+        let f = try BundleFixture(Self.debianFiles, links: Self.debianLinks)
+        let report = try TreeWalker().walk(root: f.root) { _ in }
+        // Every real folder of the tree, each counted once (`find -type d` does not follow links).
+        var folders = 0
+        let walk = try #require(FileManager.default.enumerator(atPath: f.root))
+        while walk.nextObject() != nil {
+            if (walk.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { folders += 1 }
+        }
+        // The root is a folder too.
+        #expect(report.foldersRead == folders + 1, "\(report.foldersRead) listings for \(folders + 1) folders")
+    }
+
     @Test("links out of a bundle count against the bound on directories reached through links")
     func outsideLinksAreBounded() throws {
         let outside = makeTempDirectory(prefix: "outside")

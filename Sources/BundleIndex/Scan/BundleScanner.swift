@@ -23,6 +23,8 @@ struct BundleScanner {
     private(set) var unreadable: Set<String> = []
     var unreadableDirectories: Int { unreadable.count }
     private(set) var skippedNames = 0
+    /// Folders this scan listed from disk (not from a listing it was lent).
+    private(set) var foldersRead = 0
     /// Listings this scan read, for the walker to reuse when it looks for nested bundles.
     private(set) var listed: [String: DirectoryListing] = [:]
     /// Directories of `listed` reached through a symbolic link (`Resources` → `Versions/A/…`).
@@ -32,8 +34,9 @@ struct BundleScanner {
     /// target, not what lies below it), in byte order: the watcher watches them too.
     private(set) var outsideTargets: [String] = []
     /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
-    /// directory, read once.
-    private var byRealPath: [String: DirectoryListing] = [:]
+    /// directory, read once. The tree walker lends its own (listings earlier scans read through
+    /// links) and takes back what this scan adds.
+    var byRealPath: [String: DirectoryListing] = [:]
     /// The modification time of each Info.plist and `InfoPlist*.strings` file parsed, by path
     /// relative to the bundle, as the read saw it: the file's stamp.
     private var readTimes: [String: UInt64] = [:]
@@ -109,6 +112,7 @@ struct BundleScanner {
             return same
         }
         let listing = try DirectoryReader.listing(absolute, skippedNames: &skippedNames)
+        foldersRead += 1
         listed[absolute] = listing
         if let real { byRealPath[real] = listing }
         return listing
