@@ -162,3 +162,15 @@ extension AnswerCache {
               name: name, type: type, subdirectory: nil, localization: .none, transaction: transaction)
     }
 }
+
+@Suite("Search step flags")
+struct StepFlagsTests {
+    @Test("each step keeps its own flag, and a step past the 64th may always exist")
+    func flags() {
+        let pattern = (0..<70).map { $0 % 3 == 0 }
+        let flags = StepFlags(pattern)
+        #expect((0..<64).allSatisfy { flags[$0] == pattern[$0] })
+        #expect((64..<70).allSatisfy { flags[$0] })
+        #expect(!StepFlags([true, false])[1] && StepFlags([true, false])[0])
+    }
+}

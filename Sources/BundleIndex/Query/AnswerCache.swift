@@ -66,7 +66,8 @@ struct QueryKey {
 /// `AnswerCache`'s answers of one transaction: a list in the order asked, and, once it is
 /// longer than a few cache lines of digests, an open-addressing index into it. Not a
 /// `Dictionary`: its key would be a value holding the query's strings, made (four retains)
-/// and hashed again (`Hasher`) at every repeat ask.
+/// and hashed again (`Hasher`) at every repeat ask. Internal, not private: a private type
+/// stored inline in another file's class (`SearchPlan`) crashes Swift 6.3's code generation.
 struct AnswerTable {
     struct Entry {
         let digest: UInt64
@@ -160,7 +161,27 @@ final class OpenedBundles: Sendable {
     static let capacity = 1024
 
     /// Paths (as given, made absolute) → the plans opened by that spelling, one per context.
-    private let plans = TransactionScoped<[PathKey: [SearchPlan]]>(empty: [:])
+    private let plans = TransactionScoped<[PathKey: Plans]>(empty: [:])
+
+    /// The plans of one path: nearly always one, kept without an array of its own.
+    private enum Plans {
+        case one(SearchPlan)
+        case several([SearchPlan])
+
+        func plan(for context: SearchContext) -> SearchPlan? {
+            switch self {
+            case .one(let plan): return plan.context == context ? plan : nil
+            case .several(let plans): return plans.first { $0.context == context }
+            }
+        }
+
+        func adding(_ plan: SearchPlan) -> Plans {
+            switch self {
+            case .one(let first): return .several([first, plan])
+            case .several(let plans): return .several(plans + [plan])
+            }
+        }
+    }
 
     /// A path compared byte for byte, as the file system compares it (String equality would
     /// take "café" composed and decomposed for one), and hashed once, with XXH3: an open that
@@ -181,13 +202,14 @@ final class OpenedBundles: Sendable {
     }
 
     func plan(path: String, context: SearchContext, newest: UInt64) -> SearchPlan? {
-        plans.read(newest: newest) { plans in plans[PathKey(path)]?.first { $0.context == context } }
+        plans.read(newest: newest) { plans in plans[PathKey(path)]?.plan(for: context) }
     }
 
     func remember(_ plan: SearchPlan, path: String, transaction: UInt64) {
         plans.update(transaction: transaction) { plans in
             if plans.count >= Self.capacity { plans.removeAll(keepingCapacity: true) }
-            plans[PathKey(path), default: []].append(plan)
+            let key = PathKey(path)
+            plans[key] = plans[key]?.adding(plan) ?? .one(plan)
         }
     }
 }
