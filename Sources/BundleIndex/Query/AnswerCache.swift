@@ -161,27 +161,7 @@ final class OpenedBundles: Sendable {
     static let capacity = 1024
 
     /// Paths (as given, made absolute) → the plans opened by that spelling, one per context.
-    private let plans = TransactionScoped<[PathKey: Plans]>(empty: [:])
-
-    /// The plans of one path: nearly always one, kept without an array of its own.
-    private enum Plans {
-        case one(SearchPlan)
-        case several([SearchPlan])
-
-        func plan(for context: SearchContext) -> SearchPlan? {
-            switch self {
-            case .one(let plan): return plan.context == context ? plan : nil
-            case .several(let plans): return plans.first { $0.context == context }
-            }
-        }
-
-        func adding(_ plan: SearchPlan) -> Plans {
-            switch self {
-            case .one(let first): return .several([first, plan])
-            case .several(let plans): return .several(plans + [plan])
-            }
-        }
-    }
+    private let plans = TransactionScoped<[PathKey: [SearchPlan]]>(empty: [:])
 
     /// A path compared byte for byte, as the file system compares it (String equality would
     /// take "café" composed and decomposed for one), and hashed once, with XXH3: an open that
@@ -202,14 +182,13 @@ final class OpenedBundles: Sendable {
     }
 
     func plan(path: String, context: SearchContext, newest: UInt64) -> SearchPlan? {
-        plans.read(newest: newest) { plans in plans[PathKey(path)]?.plan(for: context) }
+        plans.read(newest: newest) { plans in plans[PathKey(path)]?.first { $0.context == context } }
     }
 
     func remember(_ plan: SearchPlan, path: String, transaction: UInt64) {
         plans.update(transaction: transaction) { plans in
             if plans.count >= Self.capacity { plans.removeAll(keepingCapacity: true) }
-            let key = PathKey(path)
-            plans[key] = plans[key]?.adding(plan) ?? .one(plan)
+            plans[PathKey(path), default: []].append(plan)
         }
     }
 }
