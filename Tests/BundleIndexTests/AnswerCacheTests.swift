@@ -23,13 +23,10 @@ struct AnswerCacheTests {
         }
         // The answers were kept, a miss too, for the newest transaction.
         let newest = bundle.reader.store.environment.newestTransactionID()
-        #expect(bundle.plan.answers.answer(for: .init(name: "gone", type: "txt", subdirectory: nil, localization: .none),
-                                           newest: newest) == .some(root + "/gone.txt"))
-        #expect(bundle.plan.answers.answer(for: .init(name: "new", type: "txt", subdirectory: nil, localization: .none),
-                                           newest: newest) == .some(nil))
+        #expect(bundle.plan.answers.kept("gone", "txt", newest: newest) == .some(root + "/gone.txt"))
+        #expect(bundle.plan.answers.kept("new", "txt", newest: newest) == .some(nil))
         // forLocalization: is part of the question: the same name without it is not answered.
-        #expect(bundle.plan.answers.answer(for: .init(name: "l", type: "txt", subdirectory: nil, localization: .some(nil)),
-                                           newest: newest) == nil)
+        #expect(bundle.plan.answers.kept("l", "txt", localization: .some(nil), newest: newest) == nil)
 
         try FileManager.default.removeItem(atPath: root + "/gone.txt")
         try FileManager.default.removeItem(atPath: root + "/en.lproj/l.txt")
@@ -56,26 +53,47 @@ struct AnswerCacheTests {
             #expect(try bundle.path(forResource: "caf\u{E9}", ofType: "txt").map { Array($0.utf8) } == Array((root + "caf\u{E9}.txt").utf8))
             #expect(try bundle.path(forResource: "cafe\u{301}", ofType: "txt").map { Array($0.utf8) } == Array((root + "cafe\u{301}.txt").utf8))
         }
-        #expect(AnswerCache.Query(name: "caf\u{E9}", type: nil, subdirectory: nil, localization: .none)
-                != AnswerCache.Query(name: "cafe\u{301}", type: nil, subdirectory: nil, localization: .none))
-        #expect(AnswerCache.Query(name: "a", type: nil, subdirectory: nil, localization: .none)
-                != AnswerCache.Query(name: "a", type: nil, subdirectory: nil, localization: .some(nil)))
+        let cache = AnswerCache()
+        cache.keep("/composed", "caf\u{E9}", transaction: 1)
+        cache.keep("/plain", "a", transaction: 1)
+        #expect(cache.kept("caf\u{E9}", newest: 1) == .some("/composed"))
+        #expect(cache.kept("cafe\u{301}", newest: 1) == nil)
+        #expect(cache.kept("a", localization: .some(nil), newest: 1) == nil)
+        #expect(QueryKey(name: "a", type: nil, subdirectory: nil, localization: .none).digest
+                != QueryKey(name: "a", type: nil, subdirectory: nil, localization: .some(nil)).digest)
+        #expect(QueryKey(name: "ab", type: nil, subdirectory: nil, localization: .none).digest
+                != QueryKey(name: "a", type: "b", subdirectory: nil, localization: .none).digest)
+    }
+
+    @Test("every kept answer is found again, by all of its parts, past the few compared in turn")
+    func manyAnswers() {
+        let cache = AnswerCache()
+        for i in 0..<300 {
+            cache.keep(i % 7 == 0 ? nil : "/p/\(i)", "n\(i % 50)", "t\(i / 50)", transaction: 3)
+        }
+        for i in 0..<300 {
+            #expect(cache.kept("n\(i % 50)", "t\(i / 50)", newest: 3) == .some(i % 7 == 0 ? nil : "/p/\(i)"))
+            #expect(cache.kept("n\(i % 50)", "t\(i / 50)", subdirectory: "d", newest: 3) == nil)
+        }
+        #expect(cache.kept("n0", "t6", newest: 3) == nil)
+        // A second store of a kept query (two threads that both read it) keeps the first.
+        cache.keep("/other", "n1", "t0", transaction: 3)
+        #expect(cache.kept("n1", "t0", newest: 3) == .some("/p/1"))
     }
 
     @Test("the cache holds a bounded number of answers")
     func bounded() {
         let cache = AnswerCache()
         for i in 0..<(AnswerCache.capacity + 10) {
-            cache.store("/p/\(i)", for: .init(name: "n\(i)", type: nil, subdirectory: nil, localization: .none), transaction: 7)
+            cache.keep("/p/\(i)", "n\(i)", transaction: 7)
         }
-        let query = { (i: Int) in AnswerCache.Query(name: "n\(i)", type: nil, subdirectory: nil, localization: .none) }
-        #expect(cache.answer(for: query(AnswerCache.capacity + 9), newest: 7) == .some("/p/\(AnswerCache.capacity + 9)"))
-        #expect(cache.answer(for: query(0), newest: 7) == nil, "started again empty when full")
+        #expect(cache.kept("n\(AnswerCache.capacity + 9)", newest: 7) == .some("/p/\(AnswerCache.capacity + 9)"))
+        #expect(cache.kept("n0", newest: 7) == nil, "started again empty when full")
         // Another transaction sees nothing; an older answer does not replace newer ones.
-        #expect(cache.answer(for: query(AnswerCache.capacity + 9), newest: 8) == nil)
-        cache.store("/old", for: query(1), transaction: 6)
-        #expect(cache.answer(for: query(1), newest: 6) == nil)
-        #expect(cache.answer(for: query(AnswerCache.capacity + 9), newest: 7) != nil)
+        #expect(cache.kept("n\(AnswerCache.capacity + 9)", newest: 8) == nil)
+        cache.keep("/old", "n1", transaction: 6)
+        #expect(cache.kept("n1", newest: 6) == nil)
+        #expect(cache.kept("n\(AnswerCache.capacity + 9)", newest: 7) != nil)
     }
 
     @Test("the localized Info dictionary is kept until the next commit, its absence too")
@@ -128,5 +146,31 @@ struct AnswerCacheTests {
         let after = try #require(try reader.bundle(atPath: fixture.root + "/A.app", context: .foundationLinux))
         #expect(after.plan !== first.plan && after.bundleIdentifier == "com.example.changed")
         #expect(try after.path(forResource: "b", ofType: "txt") == fixture.root + "/A.app/b.txt")
+    }
+}
+
+extension AnswerCache {
+    /// The answer kept for a query, its key made as `IndexedBundle` makes it.
+    func kept(_ name: String?, _ type: String? = nil, subdirectory: String? = nil, localization: String?? = .none,
+              newest: UInt64) -> String?? {
+        answer(QueryKey(name: name, type: type, subdirectory: subdirectory, localization: localization),
+               name: name, type: type, subdirectory: subdirectory, localization: localization, newest: newest)
+    }
+
+    func keep(_ answer: String?, _ name: String?, _ type: String? = nil, transaction: UInt64) {
+        store(answer, for: QueryKey(name: name, type: type, subdirectory: nil, localization: .none),
+              name: name, type: type, subdirectory: nil, localization: .none, transaction: transaction)
+    }
+}
+
+@Suite("Search step flags")
+struct StepFlagsTests {
+    @Test("each step keeps its own flag, and a step past the 64th may always exist")
+    func flags() {
+        let pattern = (0..<70).map { $0 % 3 == 0 }
+        let flags = StepFlags(pattern)
+        #expect((0..<64).allSatisfy { flags[$0] == pattern[$0] })
+        #expect((64..<70).allSatisfy { flags[$0] })
+        #expect(!StepFlags([true, false])[1] && StepFlags([true, false])[0])
     }
 }

@@ -71,22 +71,22 @@ struct StringsChunkTests {
     @Test("a key not asked yet of a table asked before is answered from the entries that ask read")
     func newKeyFromKeptEntries() throws {
         let words = try wordsFixture().bundle("Words.app")
-        let memo = words.plan.strings
+        let plan = words.plan
         func newest() -> UInt64 { words.reader.store.environment.newestTransactionID() }
-        #expect(memo.answer(table: "Four", key: "k2", transaction: newest()) == nil, "nothing read yet")
+        #expect(plan.strings.answer(table: "Four", key: "k2", transaction: newest()) == nil, "nothing read yet")
         #expect(try words.localizedStringEntry(forKey: "k1", table: "Four") == "four 1")
         // A small table: its record held every entry.
-        #expect(memo.answer(table: "Four", key: "k2", transaction: newest()) == .some("four 2"))
-        #expect(memo.answer(table: "Four", key: "k9", transaction: newest()) == .some(nil))
+        #expect(plan.strings.answer(table: "Four", key: "k2", transaction: newest()) == .some("four 2"))
+        #expect(plan.strings.answer(table: "Four", key: "k9", transaction: newest()) == .some(nil))
         // A chunked table: its first ask reads the key's chunk in place and keeps nothing; the
         // next key reads the whole table, and then every key is known.
         #expect(try words.localizedStringEntry(forKey: "k1", table: "Many") == "many 1")
-        #expect((2...300).allSatisfy { memo.answer(table: "Many", key: "k\($0)", transaction: newest()) == nil })
+        #expect((2...300).allSatisfy { plan.strings.answer(table: "Many", key: "k\($0)", transaction: newest()) == nil })
         #expect(try words.localizedStringEntry(forKey: "k2", table: "Many") == "many 2")
-        for k in 1...300 { #expect(memo.answer(table: "Many", key: "k\(k)", transaction: newest()) == .some("many \(k)")) }
-        #expect(memo.answer(table: "Many", key: "k301", transaction: newest()) == .some(nil))
+        for k in 1...300 { #expect(plan.strings.answer(table: "Many", key: "k\(k)", transaction: newest()) == .some("many \(k)")) }
+        #expect(plan.strings.answer(table: "Many", key: "k301", transaction: newest()) == .some(nil))
         // Nothing kept is handed out for another transaction.
-        #expect(memo.answer(table: "Many", key: "k2", transaction: newest() + 1) == nil)
+        #expect(plan.strings.answer(table: "Many", key: "k2", transaction: newest() + 1) == nil)
     }
 
     @Test("the entries a bundle keeps stay bounded: past the limit, every table's kept entries are dropped")

@@ -1,14 +1,15 @@
-// QueryProfile INDEX QUERIES.jsonl KIND N [withPath] — runs N lookups of one kind (foundation-linux) in a
+// QueryProfile INDEX QUERIES.jsonl KIND N [withPath|engine] — runs N lookups of one kind (foundation-linux) in a
 // loop and nothing else, for `perf record` / `valgrind --tool=callgrind` to attribute the time
-// of a single query inside BundleIndex (the benchmark harness would drown it). KIND `open`
+// of a single query inside BundleIndex (the benchmark harness would drown it); `engine` reads the
+// index at every ask (`pathReadingIndex`, what RatioGate's first-ask ratios time). KIND `open`
 // opens the queries' bundles by path instead; KIND `first-ask` takes a ShapeMatrix cases file and a mode
 // instead of N (FirstAsk.swift).
-import BundleIndex
+@_spi(Engine) import BundleIndex
 import Foundation
 
 let args = CommandLine.arguments
-guard args.count == 5 || (args.count == 6 && args[5] == "withPath"), let n = Int(args[4]) ?? (args[3] == "first-ask" ? 0 : nil) else {
-    FileHandle.standardError.write(Data("usage: QueryProfile INDEX QUERIES.jsonl KIND N [withPath]\n".utf8))
+guard args.count == 5 || (args.count == 6 && ["withPath", "engine"].contains(args[5])), let n = Int(args[4]) ?? (args[3] == "first-ask" ? 0 : nil) else {
+    FileHandle.standardError.write(Data("usage: QueryProfile INDEX QUERIES.jsonl KIND N [withPath|engine]\n".utf8))
     exit(2)
 }
 let reader = try IndexReader(path: args[1])
@@ -38,7 +39,9 @@ for line in try String(contentsOfFile: args[2], encoding: .utf8).split(separator
 var found = 0
 for i in 0..<n {
     let (bundle, name, type, dir) = cases[i % cases.count]
-    if let name, args.count == 6 {
+    if let name, args.count == 6, args[5] == "engine" {
+        found += try bundle.pathReadingIndex(forResource: name, ofType: type, inDirectory: dir) == nil ? 0 : 1
+    } else if let name, args.count == 6 {
         found += try bundle.withPath(forResource: name, ofType: type, inDirectory: dir) { $0.count } == nil ? 0 : 1
     } else if let name {
         found += try bundle.path(forResource: name, ofType: type, inDirectory: dir) == nil ? 0 : 1

@@ -5,73 +5,134 @@ import Synchronization
 /// index — moves the newest transaction id, and the next lookup after it reads the index again
 /// (docs/performance.md, "Query shapes on real trees"). Asking costs one look at the newest
 /// meta page (`mdb_env_info`, no transaction) and one hash of the query. Held inline by the
-/// bundle's `SearchPlan`, as its `TransactionScoped` is: opening a bundle allocates nothing for
-/// its caches (as classes, freeing them made a bundle's release cost twice as much).
+/// bundle's `SearchPlan`, lock and all: opening a bundle allocates nothing for its caches (as
+/// classes, freeing them made a bundle's release cost twice as much). It keeps
+/// `TransactionScoped`'s rule with a table of its own (`AnswerTable`).
 struct AnswerCache: ~Copyable, Sendable {
-    /// A lookup's arguments as given; `localization` is `.none` for the calls without
-    /// `forLocalization:`, `.some(nil)` for `forLocalization: nil`.
-    struct Query: Hashable, Sendable {
-        let name: String?
-        let type: String?
-        let subdirectory: String?
-        let localization: String??
-
-        // Byte for byte, as CF compares names (docs/search-pattern.md, L-byte-names): Swift's
-        // String equality would take "café" with a composed and a combining accent for one
-        // name and answer the second from the first's entry.
-        static func == (a: Query, b: Query) -> Bool {
-            a.digest == b.digest && same(a.name, b.name) && same(a.type, b.type) && same(a.subdirectory, b.subdirectory)
-                && (a.localization == nil) == (b.localization == nil) && same(a.localization ?? nil, b.localization ?? nil)
-        }
-
-        /// The parts' bytes hashed once (XXH3), when the query is made: a first ask hashes the
-        /// query twice (the look-up that misses, then the store), and the answer cache's look-up
-        /// and store together cost three quarters of the index read on a first ask at 1M, with
-        /// `Hasher` over every part's bytes a good share of it (docs/performance.md, "First
-        /// asks at 1M"). The dictionary hashes this one word.
-        private let digest: UInt64
-
-        init(name: String?, type: String?, subdirectory: String?, localization: String??) {
-            self.name = name
-            self.type = type
-            self.subdirectory = subdirectory
-            self.localization = localization
-            // Each part's hash seeds the next; its length goes in too (absent is not empty),
-            // so parts cannot run into each other.
-            func mix(_ part: String?, _ digest: UInt64) -> UInt64 {
-                part.map { Hashing.memory($0, seed: digest &+ UInt64($0.utf8.count)) } ?? digest &* 0x9E37_79B9_7F4A_7C15
-            }
-            digest = mix(localization ?? nil, mix(subdirectory, mix(type, mix(name, localization == nil ? 1 : 2))))
-        }
-
-        func hash(into h: inout Hasher) {
-            h.combine(digest)
-        }
-
-        private static func same(_ a: String?, _ b: String?) -> Bool {
-            switch (a, b) {
-            case (nil, nil): return true
-            case (let x?, let y?): return sameBytes(x, y)
-            default: return false
-            }
-        }
-    }
-
     /// At most this many answers per bundle; when full, the cache starts again empty.
     static let capacity = 4096
 
-    private let answers = TransactionScoped<[Query: String?]>(empty: [:])
+    private let table = Mutex(AnswerTable())
 
-    /// The answer stored for `query` in transaction `newest`; nil when there is none (`.some(nil)`
-    /// is a stored miss).
-    func answer(for query: Query, newest: UInt64) -> String?? {
-        answers.read(newest: newest) { $0[query] }
+    /// The answer stored for the query (its parts as given; `localization` is `.none` for the
+    /// calls without `forLocalization:`, `.some(nil)` for `forLocalization: nil`) in
+    /// transaction `newest`; nil when there is none (`.some(nil)` is a stored miss).
+    ///
+    /// The parts are passed, not wrapped in a value: a struct holding them retains each string
+    /// it is made from and releases it after, and the repeat ask is little more than that
+    /// (docs/performance.md, "First asks and opening, in process").
+    func answer(_ key: QueryKey, name: String?, type: String?, subdirectory: String?, localization: String??,
+                newest: UInt64) -> String?? {
+        table.withLock { table in
+            guard table.transaction == newest else { return nil }
+            return table.find(key, name, type, subdirectory, localization).map { table.entries[$0].answer }
+        }
     }
 
     /// Keeps `answer`, read in transaction `transaction`; answers of older transactions are
     /// dropped, an answer older than the kept ones is not kept.
-    func store(_ answer: String?, for query: Query, transaction: UInt64) {
-        answers.update(transaction: transaction) { $0.set(answer, for: query, bounded: Self.capacity) }
+    func store(_ answer: String?, for key: QueryKey, name: String?, type: String?, subdirectory: String?,
+               localization: String??, transaction: UInt64) {
+        table.withLock { table in
+            if transaction != table.transaction {
+                guard transaction > table.transaction else { return }
+                table = AnswerTable(transaction: transaction)
+            }
+            // Another thread may have read and kept the same query meanwhile.
+            guard table.find(key, name, type, subdirectory, localization) == nil else { return }
+            if table.entries.count >= Self.capacity { table = AnswerTable(transaction: transaction) }
+            table.append(.init(digest: key.digest, name: name, type: type, subdirectory: subdirectory,
+                               localization: localization, answer: answer))
+        }
+    }
+}
+
+/// A lookup's parts hashed once (XXH3), by the ask, for the look-up and the store of a first
+/// ask alike.
+struct QueryKey {
+    let digest: UInt64
+
+    init(name: String?, type: String?, subdirectory: String?, localization: String??) {
+        // Each part's hash seeds the next; its length goes in too (absent is not empty), so
+        // parts cannot run into each other.
+        func mix(_ part: String?, _ digest: UInt64) -> UInt64 {
+            guard let part else { return digest &* 0x9E37_79B9_7F4A_7C15 }
+            return Hashing.memory(part, seed: digest &+ UInt64(part.utf8.count))
+        }
+        digest = mix(localization ?? nil, mix(subdirectory, mix(type, mix(name, localization == nil ? 1 : 2))))
+    }
+}
+
+/// `AnswerCache`'s answers of one transaction: a list in the order asked, and, once it is
+/// longer than a few cache lines of digests, an open-addressing index into it. Not a
+/// `Dictionary`: its key would be a value holding the query's strings, made (four retains)
+/// and hashed again (`Hasher`) at every repeat ask. Internal, not private: a private type
+/// stored inline in another file's class (`SearchPlan`) crashes Swift 6.3's code generation.
+struct AnswerTable {
+    struct Entry {
+        let digest: UInt64
+        let name: String?
+        let type: String?
+        let subdirectory: String?
+        let localization: String??
+        let answer: String?
+    }
+
+    var transaction: UInt64 = 0
+    private(set) var entries: [Entry] = []
+    /// Empty while `entries` is scanned; then a power-of-two table of positions in `entries`
+    /// plus one (0: free), at most half full.
+    private var slots: [UInt16] = []
+
+    /// Up to this many entries, a look-up compares their digests in turn.
+    private static let scanned = 8
+
+    init(transaction: UInt64 = 0) { self.transaction = transaction }
+
+    func find(_ key: QueryKey, _ name: String?, _ type: String?, _ subdirectory: String?, _ localization: String??) -> Int? {
+        // Byte for byte, as CF compares names (docs/search-pattern.md, L-byte-names): Swift's
+        // String equality would take "café" with a composed and a combining accent for one name
+        // and answer the second from the first's entry. Each field is read in place (a copy of
+        // the entry would retain its five strings).
+        func matches(_ i: Int) -> Bool {
+            entries[i].digest == key.digest && Self.same(entries[i].name, name) && Self.same(entries[i].type, type)
+                && Self.same(entries[i].subdirectory, subdirectory)
+                && (entries[i].localization == nil) == (localization == nil)
+                && Self.same(entries[i].localization ?? nil, localization ?? nil)
+        }
+        if slots.isEmpty { return entries.indices.first(where: matches) }
+        let mask = slots.count - 1
+        var at = Int(truncatingIfNeeded: key.digest) & mask
+        while slots[at] != 0 {
+            if matches(Int(slots[at]) - 1) { return Int(slots[at]) - 1 }
+            at = (at + 1) & mask
+        }
+        return nil
+    }
+
+    mutating func append(_ entry: Entry) {
+        entries.append(entry)
+        if entries.count > Self.scanned && entries.count * 2 > slots.count {
+            slots = Array(repeating: 0, count: max(32, slots.count * 2))
+            for i in entries.indices { place(i) }
+        } else if !slots.isEmpty {
+            place(entries.count - 1)
+        }
+    }
+
+    private mutating func place(_ i: Int) {
+        let mask = slots.count - 1
+        var at = Int(truncatingIfNeeded: entries[i].digest) & mask
+        while slots[at] != 0 { at = (at + 1) & mask }
+        slots[at] = UInt16(i + 1)
+    }
+
+    private static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let x?, let y?): return sameBytes(x, y)
+        default: return false
+        }
     }
 }
 
@@ -134,7 +195,8 @@ final class OpenedBundles: Sendable {
 
 /// What the reads of one LMDB transaction produced, kept until a newer transaction's reads
 /// replace it — the one rule behind every answer kept in memory for repeat asks
-/// (`AnswerCache`, `TransactionMemo`, `OpenedBundles`, `LocalizedStringMemo`): every commit moves
+/// (`TransactionMemo`, `OpenedBundles`, `LocalizedStringMemo`; `AnswerCache` keeps it in a table
+/// of its own): every commit moves
 /// the newest transaction id, a value kept for another transaction is never handed out, and
 /// what an older transaction read never replaces what a newer one read.
 ///

@@ -35,7 +35,9 @@ struct BundleInfo: Sendable {
         }
         // Foundation on Linux lists lproj folders in readdir order (kept in the record);
         // the apple profile in byte order, the same on every file system (L-readdir-order).
-        list += context.profile == .foundationLinux ? record.lprojs : record.lprojs.sorted(by: byteOrder)
+        // (Without CFBundleLocalizations the list is the record's array itself, not a copy.)
+        let lprojs = context.profile == .foundationLinux ? record.lprojs : record.lprojs.sorted(by: byteOrder)
+        if list.isEmpty { list = lprojs } else { list += lprojs }
         if !list.isEmpty, let dev = developmentRegion, list.contains("Base"), !BundleMetadata.languageFound(dev, in: list) {
             list.append(dev)
         }

@@ -47,7 +47,8 @@ public final class IndexReader: Sendable {
         if remembering, let plan = openedBundles.plan(path: absolute, context: context, newest: newest) {
             return IndexedBundle(reader: self, plan: plan)
         }
-        let wanted = { BundleInfo.mayRead(infoPlistNamed: $0, context) }
+        // A local function, not a closure in a constant: that one was boxed on the heap at every open.
+        func wanted(_ name: String) -> Bool { BundleInfo.mayRead(infoPlistNamed: name, context) }
         var (record, transaction) = try store.read { snap in
             (try snap.bundle(path: absolute, forQueriesReading: wanted), snap.transactionID)
         }

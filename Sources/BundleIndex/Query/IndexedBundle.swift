@@ -65,7 +65,7 @@ public struct IndexedBundle: Sendable {
     /// `Bundle.path(forResource:ofType:inDirectory:)`: as `path(forResource:ofType:)`, looking in
     /// `subpath` of the resource folder and of each language folder.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?) throws -> String? {
-        try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .none)) { snap in
+        try remembered(name, type, subpath, .none) { snap in
             try single(in: snap, name, type, subpath, direct: Self.pathString, general: absolute)
         }
     }
@@ -99,7 +99,7 @@ public struct IndexedBundle: Sendable {
     /// resources only.
     public func path(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
                      forLocalization localization: String?) throws -> String? {
-        try remembered(.init(name: name, type: type, subdirectory: subpath, localization: .some(localization))) { snap in
+        try remembered(name, type, subpath, .some(localization)) { snap in
             try localized(in: snap, name, type, subpath, localization, direct: Self.pathString,
                           general: absolute)
         }
@@ -124,15 +124,20 @@ public struct IndexedBundle: Sendable {
     private static func pathString(_ hit: DirectLookup.Hit) -> String { String(decoding: hit.path, as: UTF8.self) }
 
     /// A path answer from the bundle's `AnswerCache` when the index has not changed since it
-    /// was read, else `read` in a new snapshot (and the answer kept).
-    private func remembered(_ query: AnswerCache.Query, _ read: (IndexSnapshot) throws -> String?) throws -> String? {
+    /// was read, else `read` in a new snapshot (and the answer kept). `localization` is `.none`
+    /// without `forLocalization:`.
+    private func remembered(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
+                            _ read: (IndexSnapshot) throws -> String?) throws -> String? {
         // Swift's Bundle answers nil before CF when both are nil or empty.
-        if (query.name ?? "").isEmpty && (query.type ?? "").isEmpty { return nil }
+        if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
+        let key = QueryKey(name: name, type: type, subdirectory: subpath, localization: localization)
         let newest = reader.store.environment.newestTransactionID()
-        if let known = plan.answers.answer(for: query, newest: newest) { return known }
+        if let known = plan.answers.answer(key, name: name, type: type, subdirectory: subpath,
+                                           localization: localization, newest: newest) { return known }
         return try reader.store.read { snap in
             let answer = try read(snap)
-            plan.answers.store(answer, for: query, transaction: snap.transactionID)
+            plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
+                               localization: localization, transaction: snap.transactionID)
             return answer
         }
     }

@@ -4,11 +4,14 @@
 /// costs a look at the newest transaction id (no read transaction) and a dictionary lookup,
 /// as Foundation's repeated ask costs one in its parsed table; a key not asked yet costs, when
 /// its table's entries were read, a binary search in them. All of it is forgotten at the next
-/// commit of a build or a watcher.
-final class LocalizedStringMemo: Sendable {
+/// commit of a build or a watcher. Held inline by the bundle's `SearchPlan`, as `AnswerCache`
+/// is: a class of its own was one more allocation per opened bundle.
+struct LocalizedStringMemo: ~Copyable, Sendable {
+    // Its types are internal, not private: a private type stored inline in another file's
+    // class (`SearchPlan`) crashes Swift 6.3's code generation ("Global is external…").
     /// An answer's table name and key, compared byte for byte: Swift's String equality would
     /// take "é" in one and in two scalars for the same key, which CF's tables keep apart.
-    private struct Key: Hashable {
+    struct Key: Hashable {
         let table: String
         let key: String
 
@@ -24,7 +27,7 @@ final class LocalizedStringMemo: Sendable {
     }
 
     /// A table file as the index tells tables apart: its path's hash and check.
-    private struct TableID: Hashable {
+    struct TableID: Hashable {
         let hash: UInt64
         let check: UInt32
 
@@ -33,7 +36,7 @@ final class LocalizedStringMemo: Sendable {
 
     /// A table file as far as read: not indexed, or the chunks of its entries read so far (all
     /// of them when the table record holds the entries), disjoint and in hash order.
-    private struct KeptTable {
+    struct KeptTable {
         var notIndexed = false
         var chunks: [StringsEntries] = []
 
@@ -55,7 +58,7 @@ final class LocalizedStringMemo: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var answers: [Key: String?] = [:]
         /// Per table name (`Key.key` empty): the files its lookups found, `.stringsdict` first.
         var files: [Key: [StringsKey.Table]] = [:]

@@ -14,7 +14,7 @@ final class SearchPlan: Sendable {
     /// the bundle's resource directory had an entry `<l>.lproj` when it was scanned. A step that
     /// cannot exist is not read at all (a miss costs one read per existing step), as CF's bundle
     /// consults its cached list of lproj folders.
-    let stepMayExist: [Bool]
+    let stepMayExist: StepFlags
     /// The longest directory path of `plainDirectories`, in bytes.
     let longestPlainDirectory: Int
     /// Whether one of them has a dot (`en.x`): CF's `forLocalization:` filter tests a path for
@@ -41,7 +41,11 @@ final class SearchPlan: Sendable {
         self.context = context
         let info = BundleInfo(record: record, context: context)
         self.info = info
-        var steps = [ResourceSearch.Step(lproj: nil, firstLproj: false)]
+        // Sized once: its regrowth was two of the 17.7 mallocs of an open at 1M
+        // (docs/performance.md, "First asks and opening, in process").
+        var steps: [ResourceSearch.Step] = []
+        steps.reserveCapacity(info.searchList.count + 2)
+        steps.append(.init(lproj: nil, firstLproj: false))
         if let first = info.searchList.first { steps.append(.init(lproj: first, firstLproj: true)) }
         steps.append(.init(lproj: "Base", firstLproj: true))
         for l in info.searchList.dropFirst() { steps.append(.init(lproj: l, firstLproj: false)) }
@@ -52,8 +56,8 @@ final class SearchPlan: Sendable {
         // The record's array, not a Set of it: hashing 10–40 names cost ~4 % of an open on the
         // real corpus, and only a few steps and `forLocalization:` misses look a name up.
         let lprojs = record.lprojs
-        stepMayExist = steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true }
-        longestPlainDirectory = plainDirectories.map(\.path.utf8.count).max() ?? 0
+        stepMayExist = StepFlags(steps.lazy.map { step in step.lproj.map { lprojs.contains($0) } ?? true })
+        longestPlainDirectory = plainDirectories.reduce(0) { max($0, $1.path.utf8.count) }
         lprojNameHasDot = record.lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
@@ -76,9 +80,9 @@ final class SearchPlan: Sendable {
             let names = root.entries.map(\.name)
             let lprojs = names.compactMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil }
             return SearchBase(directories: directories,
-                              mayExist: steps.map { step in step.lproj.map { lprojs.contains($0) } ?? true },
+                              mayExist: StepFlags(steps.lazy.map { step in step.lproj.map { lprojs.contains($0) } ?? true }),
                               lprojNames: lprojs, rootEntries: names)
-        } ?? SearchBase(directories: directories, mayExist: steps.map { _ in true }, lprojNames: nil)
+        } ?? SearchBase(directories: directories, mayExist: StepFlags(steps.lazy.map { _ in true }), lprojNames: nil)
         narrowedRoot.store(narrowed, transaction: snapshot.transactionID)
         return narrowed
     }
@@ -89,7 +93,7 @@ struct SearchBase: Sendable {
     /// Per step: the directory (relative to the bundle root) and its key.
     let directories: [DirectoryRef]
     /// Per step: whether its directory can exist (steps that cannot are not read).
-    let mayExist: [Bool]
+    let mayExist: StepFlags
     /// The starting folder's lproj names, when known.
     let lprojNames: [String]?
     /// The bundle root's entry names (byte order), when this is the root read through its
@@ -128,4 +132,17 @@ struct SearchBase: Sendable {
         }
         return false
     }
+}
+
+/// One yes or no per search step, as the bits of a word: a `[Bool]` was an allocation of its
+/// own at every open (docs/performance.md, "First asks and opening, in process"). A step past
+/// the 64th answers yes: "may exist" only spares a read, so yes is always safe.
+struct StepFlags: Sendable {
+    private var bits: UInt64 = 0
+
+    init(_ flags: some Sequence<Bool>) {
+        for (step, flag) in flags.enumerated() where flag && step < 64 { bits |= 1 << UInt64(step) }
+    }
+
+    subscript(step: Int) -> Bool { step >= 64 || bits >> UInt64(step) & 1 == 1 }
 }
