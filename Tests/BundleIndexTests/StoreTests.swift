@@ -210,12 +210,13 @@ struct StoreTests {
         names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: UInt32(1000 - $0)) }
         var w = ByteWriter()
-        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries).encode(into: &w)
+        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries, hasNameRecords: true).encode(into: &w)
         try w.withBytes { bytes in
             let decoded = try DirectoryRecord.decode(bytes)
             #expect(decoded.entries == entries && decoded.path == "Images" && decoded.modificationTime == 42)
+            #expect(decoded.hasNameRecords)
             var r = ByteReader(bytes)
-            _ = try r.u8(); _ = try r.slice(); _ = try r.u64()
+            _ = try r.u8(); _ = try r.u8(); _ = try r.slice(); _ = try r.u64()
             var cursor = try FrontCodedEntries.Cursor(&r)
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<300 {
@@ -225,6 +226,37 @@ struct StoreTests {
             // Damage: a cut anywhere is an error, never a crash or a wrong listing.
             for cut in stride(from: 1, to: bytes.count, by: 7) {
                 #expect(throws: IndexFormatError.self) { try DirectoryRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[..<cut])) }
+            }
+        }
+    }
+
+    @Test("a listing answers a name: every entry with its flags, nothing for names between, before, after or inside entries")
+    func listingFindsNames() throws {
+        // Block heads, entries inside blocks, names that are prefixes of others and the reverse,
+        // one block and many, and the empty listing.
+        for size in [0, 1, 15, 16, 17, 33, 76] {
+            var names = (0..<70).map { "icon_\($0 % 7)_\($0).png" } + ["a", "ab", "abc", "é.txt", "éé", "z"]
+            names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            names = Array(names.prefix(size))
+            let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: 0) }
+            var w = ByteWriter()
+            DirectoryRecord(path: "Images", modificationTime: 1, entries: entries, hasNameRecords: false).encode(into: &w)
+            try w.withBytes { bytes in
+                func lookup(_ name: String, path: String = "Images") throws -> (hasNameRecords: Bool, entry: DirectoryEntry.Flags?)? {
+                    try Array(name.utf8).withUnsafeBytes { n in
+                        try Array(path.utf8).withUnsafeBytes { try DirectoryRecord.lookup(bytes, path: $0, name: n) }
+                    }
+                }
+                for e in entries {
+                    let found = try #require(try lookup(e.name))
+                    #expect(found.entry == e.flags && !found.hasNameRecords, "\(e.name) in \(size)")
+                }
+                let absent = ["", "0", "aa", "abcd", "icon_", "icon_3_3.pn", "icon_3_3.pngx", "icon_9", "é", "éé.txt", "zz", "~"]
+                for name in absent where !names.contains(name) {
+                    #expect(try lookup(name)?.entry == nil, "\(name) in \(size)")
+                }
+                // Another directory's record under a colliding key answers nothing.
+                #expect(try lookup(names.first ?? "a", path: "Images2") == nil)
             }
         }
     }
@@ -370,7 +402,7 @@ struct StoreTests {
     func storageUse() throws {
         let fixture = try BundleFixture([
             "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
-            "A.app/a.txt": "", "A.app/b.txt": "", "A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"A\";",
+            "A.app/a.txt": "", "A.app/b.txt": "", "A.app/b-linux.txt": "", "A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"A\";",
             "A.app/en.lproj/Localizable.strings": "\"k\" = \"v\";",
             "A.app/en.lproj/Big.strings": (1...200).map { "\"key \($0)\" = \"value \($0)\";\n" }.joined(),
         ])
@@ -386,7 +418,11 @@ struct StoreTests {
         #expect(resources.map(\.entries).reduce(0, +) == resourcesAll.entries)
         #expect(resources.map(\.payloadBytes).reduce(0, +) == resourcesAll.payloadBytes)
         #expect(resources.contains { $0.kind == "localized Info tables (InfoPlist.strings)" && $0.entries == 1 })
-        #expect(resources.contains { $0.kind == "exact-name records" && $0.entries >= 5 })
+        // Format 13: listings answer plain names; a name record exists only for `b.txt`, which
+        // `b-linux.txt` answers too (`b-linux.txt` itself has no other candidate: the listing).
+        #expect(resources.contains { $0.kind == "directory listings" && $0.entries == 2 })
+        #expect(resources.first { $0.kind == "name records (variants)" }?.entries == 1)
+        #expect(!resources.contains { $0.kind == "other" })
         // strings: small tables are one record each, a large one a table record and its chunks.
         let strings = use.filter { $0.database == "strings" && $0.kind != "all" }
         #expect(strings.map(\.entries).reduce(0, +) == whole.first { $0.database == "strings" }?.entries)

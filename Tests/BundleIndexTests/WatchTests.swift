@@ -28,6 +28,26 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
+    @Test("a variant created and deleted: the folder's listing says whether name records exist, and the lookup follows")
+    func variantCreatedAndDeleted() throws {
+        // Format 13: a folder without variants answers from its listing alone, so the watcher
+        // must write the listing's flag with the variant's name record, and clear both again.
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == nil)
+        try h.write("A.app/logo.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == "logo.png")
+        try h.write("A.app/logo-linux.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == "logo-linux.png")
+        #expect(try h.bundle("A.app")?.rel("logo-linux", "png") == "logo-linux.png")
+        try h.remove("A.app/logo-linux.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == "logo.png")
+        #expect(try h.verify() == [])
+    }
+
     @Test("Info.plist and InfoPlist.strings rewrites update identifier, region and localized values")
     func infoRewrites() throws {
         let h = try WatcherHarness(Self.app)

@@ -15,11 +15,12 @@ struct DirectoryRef: Sendable {
     }
 }
 
-/// What a name record holds for one lookup name.
+/// What a directory holds for one lookup name.
 enum NameCandidates {
     case none
-    /// The common case — one entry, named exactly like the lookup (an exact-name record).
+    /// The common case — one entry, named exactly like the lookup, and no variant of it.
     case exact(DirectoryEntry.Flags)
+    /// Entries a name record lists: variants of the name, and the entry of that name if any.
     case several([DirectoryEntry])
 }
 
@@ -135,24 +136,38 @@ package struct IndexSnapshot {
     /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
     /// variants whose stripped name is `name` (for any target; callers filter).
     func nameCandidates(bundle: UInt64, _ dir: DirectoryRef, name: String) throws -> NameCandidates {
-        try name.withUTF8Bytes { try nameCandidates(bundle: bundle, dir.key, name: UnsafeRawBufferPointer($0)) }
+        try dir.path.withUTF8Bytes { path in
+            try name.withUTF8Bytes {
+                try nameCandidates(bundle: bundle, dir.key, path: UnsafeRawBufferPointer(path), name: UnsafeRawBufferPointer($0))
+            }
+        }
     }
 
-    /// The same, for a name spelled in bytes (the allocation-free query path).
-    func nameCandidates(bundle: UInt64, _ dir: DirectoryKey, name: UnsafeRawBufferPointer) throws -> NameCandidates {
-        let key = ResourceKey.item(bundle: bundle, directory: dir.hash, kind: .name, name)
-        return try key.withBytes { k in
-            guard let v = try txn.get(store.resources, key: k) else { return .none }
-            var r = ByteReader(v)
-            let tag = try r.u8()
-            if ExactNameRecord.isTag(tag) {
-                return try ExactNameRecord.decode(tag: tag, &r, name: name, directoryCheck: dir.check).map(NameCandidates.exact) ?? .none
-            }
-            guard tag == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
-            // An `N` record always holds variants: a name alone is written as an exact-name record.
-            guard try r.u32() == dir.check else { return .none }
-            return .several(try EntryList.decode(from: &r))
+    /// The same, for a directory and a name spelled in bytes (the allocation-free query path):
+    /// `path` is the directory's path, which `key` was made from.
+    ///
+    /// Format 13: the directory record answers — one read, its stored path compared with `path`
+    /// — and only in a directory with variant names (`DirectoryRecord.hasNameRecords`) is the
+    /// name's `N` record read as well: when it exists, its entries are the candidates.
+    func nameCandidates(bundle: UInt64, _ key: DirectoryKey, path: UnsafeRawBufferPointer,
+                        name: UnsafeRawBufferPointer) throws -> NameCandidates {
+        let listed = try ResourceKey.directory(bundle: bundle, directory: key.hash).withBytes { k in
+            try txn.get(store.resources, key: k).flatMap { try DirectoryRecord.lookup($0, path: path, name: name) }
         }
+        guard let listed else { return .none }
+        if listed.hasNameRecords {
+            let names = ResourceKey.item(bundle: bundle, directory: key.hash, kind: .name, name)
+            let entries = try names.withBytes { k -> [DirectoryEntry]? in
+                guard let v = try txn.get(store.resources, key: k) else { return nil }
+                var r = ByteReader(v)
+                guard try r.u8() == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
+                // Another directory's record under a colliding key: as if there were none.
+                guard try r.u32() == key.check else { return nil }
+                return try EntryList.decode(from: &r)
+            }
+            if let entries { return .several(entries) }
+        }
+        return listed.entry.map(NameCandidates.exact) ?? .none
     }
 
     /// Entries of `dir` whose start or end type is `type`, in byte order. Two reads when the
@@ -292,10 +307,9 @@ package struct IndexSnapshot {
         guard database == "resources", let tag = value.first else { return "records" }
         switch tag {
         case RecordTag.directory.rawValue: return "directory listings"
-        case RecordTag.names.rawValue: return "name records (several entries)"
+        case RecordTag.names.rawValue: return "name records (variants)"
         case RecordTag.types.rawValue: return "type records"
         case RecordTag.strings.rawValue: return "localized Info tables (InfoPlist.strings)"
-        case 0xE0...0xE7: return "exact-name records"
         default: return "other"
         }
     }

@@ -1,6 +1,5 @@
 /// Encoded forms of the index's records (docs/index-format.md). Every value starts with a tag
-/// byte so a value of the wrong kind, or a foreign file, is rejected instead of misread
-/// (exact-name records use the tags 0xE0–0xE7, see `ExactNameRecord`).
+/// byte so a value of the wrong kind, or a foreign file, is rejected instead of misread.
 enum RecordTag: UInt8 {
     case bundle = 0x42     // 'B'
     case directory = 0x44  // 'D'
@@ -148,14 +147,26 @@ package struct BundleRecord: Sendable, Equatable {
     }
 }
 
-/// A directory's full listing, stored under `(bundle, directory, 0)`.
+/// A directory's full listing, stored under `(bundle, directory, 0)`. It answers plain name
+/// lookups itself (format 13: `FrontCodedEntries.flags(of:in:)`); name records (`N`) exist
+/// only for names that variants answer, and `hasNameRecords` says whether the directory has any.
+///
+///     tag, flags u8 (1: the directory has name records), path, modification time u64 (ns),
+///     the listing (`FrontCodedEntries`)
 package struct DirectoryRecord {
     package let path: String
     package let modificationTime: UInt64
     package let entries: [DirectoryEntry]
+    /// Whether some entry is a variant (`logo-linux.png`, `icon~ipad.png`), so that `N` records
+    /// exist in the directory: a lookup there reads its name's `N` key as well as the listing.
+    package let hasNameRecords: Bool
+
+    /// The flag bit saying the directory has name records.
+    static let hasNameRecordsFlag: UInt8 = 1
 
     func encode(into w: inout ByteWriter) {
         w.u8(RecordTag.directory.rawValue)
+        w.u8(hasNameRecords ? Self.hasNameRecordsFlag : 0)
         w.string(path)
         w.u64(modificationTime)
         FrontCodedEntries.encode(entries, into: &w)
@@ -163,10 +174,33 @@ package struct DirectoryRecord {
 
     static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
         var r = ByteReader(buffer)
-        guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
+        let flags = try readHead(&r)
         let path = try r.string()
         let mtime = try r.u64()
-        return DirectoryRecord(path: path, modificationTime: mtime, entries: try FrontCodedEntries.decodeAll(from: &r))
+        return DirectoryRecord(path: path, modificationTime: mtime, entries: try FrontCodedEntries.decodeAll(from: &r),
+                               hasNameRecords: flags & hasNameRecordsFlag != 0)
+    }
+
+    /// Reads the tag and the flags byte; throws when the value is not a directory record.
+    static func readHead(_ r: inout ByteReader) throws -> UInt8 {
+        guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
+        let flags = try r.u8()
+        guard flags & ~hasNameRecordsFlag == 0 else { throw IndexFormatError(what: "directory record flags") }
+        return flags
+    }
+
+    /// What the record at `buffer` says of the entry `name` when it is the record of the
+    /// directory `path` (nil when it is another directory's, after a hash collision): whether
+    /// the directory has name records, and the flags of the entry called `name`, if any. Reads
+    /// the path, one block head per step of a binary search and at most one block of entries;
+    /// builds no `String`.
+    static func lookup(_ buffer: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer,
+                       name: UnsafeRawBufferPointer) throws -> (hasNameRecords: Bool, entry: DirectoryEntry.Flags?)? {
+        var r = ByteReader(buffer)
+        let flags = try readHead(&r)
+        guard try r.slice().elementsEqual(path) else { return nil }
+        _ = try r.u64()
+        return (flags & hasNameRecordsFlag != 0, try FrontCodedEntries.flags(of: name, in: &r))
     }
 }
 
@@ -205,36 +239,6 @@ enum EntryList {
     }
 }
 
-/// The common name record (format 3): the directory holds an entry of exactly the record's
-/// name and no variant of it. 1.6 of every 1.7 name records of an index are of this kind, so it
-/// keeps neither the name nor the directory check (the `N` form's 14 + 4 bytes on average) nor
-/// the readdir rank (only variants competing for one name need it), just 5 bytes:
-///
-///     tag 0xE0 | flags (flags take 3 bits), check (u32)
-///
-/// where `check` is `Hashing.nameCheck` of the name, seeded with the directory's check: a
-/// lookup whose key matched by a hash collision — another name, or another directory — sees a
-/// different check (with 2^-32 odds after the 2^-64 of the key).
-enum ExactNameRecord {
-    static let tagBase: UInt8 = 0xE0
-
-    static func isTag(_ byte: UInt8) -> Bool { byte & 0xF8 == tagBase }
-
-    static func encode(_ entry: DirectoryEntry, directoryCheck: UInt32, into w: inout ByteWriter) {
-        precondition(entry.flags.rawValue < 8, "entry flags fit in 3 bits")
-        w.u8(tagBase | entry.flags.rawValue)
-        w.u32(Hashing.nameCheck(entry.name, directoryCheck: directoryCheck))
-    }
-
-    /// The entry's flags, nil when the record is not for `name` in that directory. `r` is past
-    /// the tag byte, `tag`.
-    static func decode(tag: UInt8, _ r: inout ByteReader, name: UnsafeRawBufferPointer,
-                       directoryCheck: UInt32) throws -> DirectoryEntry.Flags? {
-        guard try r.u32() == Hashing.nameCheck(name, directoryCheck: directoryCheck) else { return nil }
-        return DirectoryEntry.Flags(rawValue: tag & 0x07)
-    }
-}
-
 /// A type record (`T`): the entries of one directory whose start or end type is the type, as
 /// their indices in the directory's own record (format 6; format 2 had byte offsets, format 1
 /// copies of the entries — a second and third copy of most names). A type lookup reads the
@@ -259,7 +263,7 @@ enum TypeRecord {
     static func entries(_ record: UnsafeRawBufferPointer, listing: UnsafeRawBufferPointer,
                         path: String) throws -> [DirectoryEntry]? {
         var d = ByteReader(listing)
-        guard try d.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
+        _ = try DirectoryRecord.readHead(&d)
         guard try d.slice().elementsEqual(path.utf8) else { return nil }
         _ = try d.u64()
         var cursor = try FrontCodedEntries.Cursor(&d)

@@ -39,13 +39,13 @@ package enum ResourceRecords {
                 continue
             }
             previous = (hash, dir.path)
+            let strings = stringsByDirectory[dir.path] ?? []
+            let hasVariants = collectItems(of: dir, strings: strings, into: &items)
             value.removeAll()
-            DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries)
+            DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries,
+                            hasNameRecords: hasVariants)
                 .encode(into: &value)
             try value.withBytes { try body(.directory(bundle: bundleID, directory: hash), $0) }
-
-            let strings = stringsByDirectory[dir.path] ?? []
-            collectItems(of: dir, strings: strings, into: &items)
             try writeItems(items, bundleID: bundleID, dirHash: hash, directory: dir,
                            strings: strings, value: &value, body)
         }
@@ -60,11 +60,15 @@ package enum ResourceRecords {
         let entry: Int
     }
 
-    private static func collectItems(of dir: ScannedDirectory, strings: [StringsFile], into items: inout [Item]) {
+    /// Collects the directory's items; returns whether an entry is a variant of another name,
+    /// that is whether the directory gets name records (`DirectoryRecord.hasNameRecords`).
+    private static func collectItems(of dir: ScannedDirectory, strings: [StringsFile], into items: inout [Item]) -> Bool {
         items.removeAll(keepingCapacity: true)
         var names: [String] = []
+        var hasVariants = false
         for (index, e) in dir.entries.enumerated() {
             lookupNames(of: e.name, into: &names)
+            if names.count > 1 { hasVariants = true }
             for n in names {
                 items.append(Item(hash: ResourceKey.itemHash(kind: .name, n), kind: .name, name: n, entry: index))
             }
@@ -77,9 +81,11 @@ package enum ResourceRecords {
         }
         // Entries are in byte order, and stay so inside each record.
         items.sort { ($0.hash, $0.kind.rawValue, $0.entry) < ($1.hash, $1.kind.rawValue, $1.entry) }
+        return hasVariants
     }
 
-    /// Writes one record per run of equal hashes; a run that mixes names is a collision.
+    /// Writes one record per run of equal hashes — except a name that only its own entry answers,
+    /// which the directory record answers (format 13) — and a run that mixes names is a collision.
     private static func writeItems(_ items: [Item], bundleID: UInt64, dirHash: UInt64, directory: ScannedDirectory,
                                    strings: [StringsFile], value: inout ByteWriter,
                                    _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
@@ -93,9 +99,12 @@ package enum ResourceRecords {
             if let other = run.first(where: { $0.kind != first.kind || $0.name != first.name }) {
                 throw BundleIndexError.hashCollision("\(first.kind.label)\(first.name) and \(other.kind.label)\(other.name) in \(directory.path)")
             }
+            start = end
             value.removeAll()
             switch first.kind {
             case .name:
+                // The entry of exactly this name and no variant of it: the listing answers.
+                if run.allSatisfy({ directory.entries[$0.entry].name == first.name }) { continue }
                 // A name can reach one entry through several targets' suffixes: once is enough.
                 var entries: [DirectoryEntry] = []
                 entries.reserveCapacity(run.count)
@@ -104,11 +113,7 @@ package enum ResourceRecords {
                     entries.append(directory.entries[item.entry])
                     last = item.entry
                 }
-                if entries.count == 1 && entries[0].name == first.name {
-                    ExactNameRecord.encode(entries[0], directoryCheck: check, into: &value)
-                } else {
-                    EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
-                }
+                EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
             case .type:
                 // An entry has a type once (start and end types differ: `a.b.b` → `b.b`, `b`).
                 TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, into: &value)
@@ -118,7 +123,6 @@ package enum ResourceRecords {
             }
             let key = ResourceKey(bundle: bundleID, directory: dirHash, item: first.hash)
             try value.withBytes { try body(key, $0) }
-            start = end
         }
     }
 
