@@ -72,15 +72,13 @@ struct ReadBoundTests {
         // One read per step of the pattern (global, S0, Base, S1…Sn): its directory record, which
         // lists the names (format 13); two in a directory with variant names, whose name record
         // is read too — Resources/Variants only, the first step of its shape. A lookup by type
-        // also reads the directory record of each directory that has the type (the type record
-        // holds positions in it); every type of these shapes lives in one searched directory.
+        // reads the same directory records and filters their listings (format 13).
         for (context, steps) in Self.contexts {
             for s in Self.shapes {
                 let label = context.profile.rawValue + " " + s.label
                 let (single, listing) = small[label]!
-                let typeOnly = s.name == nil ? 1 : 0
                 let variants = s.dir == "Variants" ? 1 : 0
-                #expect(single >= 1 && single <= steps + typeOnly + variants, "\(label): \(single) reads")
+                #expect(single >= 1 && single <= steps + variants, "\(label): \(single) reads")
                 #expect(listing <= steps + 1, "\(label): \(listing) reads for the listing")
                 #expect(large[label]! == small[label]!, "\(label): \(large[label]!) reads on the large index, \(small[label]!) on the small one")
             }

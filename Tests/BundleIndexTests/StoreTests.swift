@@ -185,21 +185,36 @@ struct StoreTests {
         }
     }
 
-    @Test("a type record whose indices leave its directory record is damage, not a crash")
-    func damagedTypeRecord() throws {
-        let f = try BundleFixture(Self.twoBundles)
+    @Test("a type is looked up in the directory's listing: start and end types in byte order, one read, damage is an error")
+    func typeEntriesFromListing() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]), "A.app/a.txt": "", "A.app/b.tar.gz": "",
+            "A.app/c.gz": "", "A.app/gz": "", "A.app/d.gz.txt": "", "A.app/Sub/e.gz": "",
+        ])
         try f.build()
         let store = try IndexStore.openForWriting(path: f.indexPath)
         let id = try #require(try store.read { try $0.bundle(path: f.root + "/A.app") }).id
         let root = DirectoryRef("")
-        #expect(try store.read { try $0.typeEntries(bundle: id, root, type: "txt") }.map(\.name) == ["a.txt"])
-        let key = ResourceKey.item(bundle: id, directory: root.hash, kind: .type, "txt")
-        // An index past the listing's end; a second index that does not move; fewer indices
-        // than counted.
-        for damaged: [UInt8] in [[0x54, 1, 0x7f], [0x54, 2, 1, 0], [0x54, 5, 1]] {
-            try store.write { try $0.txn.put(store.resources, key: key.bytes, value: damaged) }
-            #expect(throws: BundleIndexError.self) { try store.read { try $0.typeEntries(bundle: id, root, type: "txt") } }
+        func names(_ type: String, first: Bool = false) throws -> ([String], reads: Int) {
+            try store.read { s in (try s.typeEntries(bundle: id, root, type: type, first: first).map(\.name), s.reads) }
         }
+        #expect(try names("gz") == (["b.tar.gz", "c.gz"], 1))
+        #expect(try names("tar.gz") == (["b.tar.gz"], 1))
+        #expect(try names("gz.txt") == (["d.gz.txt"], 1))
+        #expect(try names("txt") == (["a.txt", "d.gz.txt"], 1))
+        #expect(try names("gz", first: true).0 == ["b.tar.gz"])
+        #expect(try names("png") == ([], 1))
+        // Another directory's record under the key (a hash collision) holds nothing for it.
+        #expect(try store.read { try $0.typeEntries(bundle: id, DirectoryRef("Sub"), type: "gz") }.map(\.name) == ["e.gz"])
+        let key = ResourceKey.directory(bundle: id, directory: root.hash)
+        let whole = try #require(try store.read { try $0.txn.get(store.resources, key: key.bytes) as [UInt8]? })
+        let subKey = ResourceKey.directory(bundle: id, directory: DirectoryRef("Sub").hash)
+        let sub = try #require(try store.read { try $0.txn.get(store.resources, key: subKey.bytes) as [UInt8]? })
+        try store.write { try $0.txn.put(store.resources, key: key.bytes, value: sub) }
+        #expect(try names("gz").0.isEmpty)
+        // A listing cut short is damage, never a crash or a shorter answer.
+        try store.write { try $0.txn.put(store.resources, key: key.bytes, value: Array(whole.dropLast(2))) }
+        #expect(throws: BundleIndexError.self) { try names("gz") }
     }
 
     @Test("front-coded listings: every entry comes back, in order and by index in any order")

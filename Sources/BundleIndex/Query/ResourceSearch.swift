@@ -78,7 +78,7 @@ struct ResourceSearch {
             case .name(let name):
                 if let hit = try resolve(name, in: dir, step: step, prefix: pre) { return pre + hit.pathComponent }
             case .type(let type):
-                if let e = try snapshot.typeEntries(bundle: bundle.id, dir, type: type).first {
+                if let e = try snapshot.typeEntries(bundle: bundle.id, dir, type: type, first: true).first {
                     return pre + e.pathComponent
                 }
             case .all:

@@ -2,8 +2,8 @@ import Glibc
 
 /// The entries of a directory record (format 6), in byte order. Each name is front-coded
 /// against the one before it — sorted names of one directory share ~6 of ~14 bytes in the
-/// benchmark trees — and every `blockSize`-th entry starts afresh, so that a type record can
-/// name entries by index and a reader decodes at most one block to reach one:
+/// benchmark trees — and every `blockSize`-th entry starts afresh, so that a reader decodes at
+/// most one block to reach an entry by index or by name:
 ///
 ///     count varint
 ///     per entry: flags u8, readdir rank varint, shared prefix length varint,
@@ -77,9 +77,11 @@ enum FrontCodedEntries {
             guard try r.varint() == 0 else { throw IndexFormatError(what: "directory entry prefix") }
             return (try r.slice(), flags)
         }
-        // The last block whose first name is not after `name`.
+        // The last block whose first name is not after `name` (one block: the scan below
+        // starts at its first entry all the same).
         var low = 0, high = blocks - 1
-        var block = -1
+        var block = blocks == 1 ? 0 : -1
+        if blocks == 1 { low = 1 }
         while low <= high {
             let middle = (low + high) / 2
             let first = try head(middle)
@@ -121,8 +123,8 @@ enum FrontCodedEntries {
         return nil
     }
 
-    /// Byte order of two names: negative, zero or positive.
-    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    /// Byte order of two names (or paths): negative, zero or positive.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let length = min(a.count, b.count)
         if length > 0 {
             let order = memcmp(a.baseAddress!, b.baseAddress!, length)
@@ -177,6 +179,23 @@ enum FrontCodedEntries {
             var flags = DirectoryEntry.Flags(), rank: UInt32 = 0
             while next <= index { (flags, rank) = try advance() }
             return DirectoryEntry(name: String(decoding: name, as: UTF8.self), flags: flags, rank: rank)
+        }
+
+        /// Reads every entry from the first, in order, handing `body` its name's bytes (valid
+        /// only during the call), flags and rank, without building a name; `body` returns false
+        /// to stop. Returns whether it read them all, up to the block table.
+        @discardableResult
+        mutating func forEach(_ body: (UnsafeRawBufferPointer, DirectoryEntry.Flags, UInt32) throws -> Bool) throws -> Bool {
+            if next != 0 {
+                try reader.seek(to: entriesStart)
+                next = 0
+            }
+            while next < count {
+                let (flags, rank) = try advance()
+                guard try name.withUnsafeBytes({ try body($0, flags, rank) }) else { return false }
+            }
+            guard readAllEntries else { throw IndexFormatError(what: "directory listing length") }
+            return true
         }
 
         /// Reads the entry at `next` into `name` and moves past it.

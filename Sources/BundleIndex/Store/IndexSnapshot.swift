@@ -170,18 +170,29 @@ package struct IndexSnapshot {
         return listed.entry.map(NameCandidates.exact) ?? .none
     }
 
-    /// Entries of `dir` whose start or end type is `type`, in byte order. Two reads when the
-    /// directory has the type: the type record holds positions in the directory record.
-    func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String) throws -> [DirectoryEntry] {
-        let typeKey = ResourceKey.item(bundle: bundle, directory: dir.hash, kind: .type, type)
-        return try typeKey.withBytes { t in
-            guard let record = try txn.get(store.resources, key: t) else { return [] }
-            return try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { d in
-                guard let listing = try txn.get(store.resources, key: d) else {
-                    throw IndexFormatError(what: "type record without its directory record")
-                }
-                return try TypeRecord.entries(record, listing: listing, path: dir.path) ?? []
+    /// Entries of `dir` whose start or end type is `type`, in byte order (`first`: only the
+    /// first of them). One read: the directory record, its path compared with the directory's
+    /// and its listing filtered by name, no `String` built for an entry of another type (format
+    /// 13 keeps no type records).
+    func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String, first: Bool = false) throws -> [DirectoryEntry] {
+        try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { k in
+            guard let listing = try txn.get(store.resources, key: k) else { return [] }
+            var r = ByteReader(listing)
+            _ = try DirectoryRecord.readHead(&r)
+            guard try dir.path.withUTF8Bytes({ FrontCodedEntries.compare(try r.slice(), UnsafeRawBufferPointer($0)) }) == 0 else {
+                return []
             }
+            _ = try r.u64()
+            var cursor = try FrontCodedEntries.Cursor(&r)
+            var out: [DirectoryEntry] = []
+            try type.withUTF8Bytes { type in
+                try cursor.forEach { name, flags, rank in
+                    guard ResourceFileName.hasType(name, UnsafeRawBufferPointer(type)) else { return true }
+                    out.append(DirectoryEntry(name: String(decoding: name, as: UTF8.self), flags: flags, rank: rank))
+                    return !first
+                }
+            }
+            return out
         }
     }
 
@@ -308,7 +319,6 @@ package struct IndexSnapshot {
         switch tag {
         case RecordTag.directory.rawValue: return "directory listings"
         case RecordTag.names.rawValue: return "name records (variants)"
-        case RecordTag.types.rawValue: return "type records"
         case RecordTag.strings.rawValue: return "localized Info tables (InfoPlist.strings)"
         default: return "other"
         }

@@ -4,7 +4,6 @@ enum RecordTag: UInt8 {
     case bundle = 0x42     // 'B'
     case directory = 0x44  // 'D'
     case names = 0x4E      // 'N'
-    case types = 0x54      // 'T'
     case strings = 0x53    // 'S'
 }
 
@@ -198,13 +197,13 @@ package struct DirectoryRecord {
                        name: UnsafeRawBufferPointer) throws -> (hasNameRecords: Bool, entry: DirectoryEntry.Flags?)? {
         var r = ByteReader(buffer)
         let flags = try readHead(&r)
-        guard try r.slice().elementsEqual(path) else { return nil }
+        guard FrontCodedEntries.compare(try r.slice(), path) == 0 else { return nil }
         _ = try r.u64()
         return (flags & hasNameRecordsFlag != 0, try FrontCodedEntries.flags(of: name, in: &r))
     }
 }
 
-/// Name and type records: a directory check and a list of entries.
+/// Name records: a directory check and a list of entries.
 enum EntryList {
     static func encode(_ entries: [DirectoryEntry], into w: inout ByteWriter) {
         w.varint(entries.count)
@@ -236,52 +235,6 @@ enum EntryList {
         w.u8(tag.rawValue)
         w.u32(directoryCheck)
         encode(entries, into: &w)
-    }
-}
-
-/// A type record (`T`): the entries of one directory whose start or end type is the type, as
-/// their indices in the directory's own record (format 6; format 2 had byte offsets, format 1
-/// copies of the entries — a second and third copy of most names). A type lookup reads the
-/// directory record as well, which also proves the directory is the one asked for.
-///
-///     tag, count (varint), first entry's index (varint),
-///     then each next index as the distance from the previous one (varint, > 0)
-enum TypeRecord {
-    /// `entries`: indices into the directory's entries, ascending.
-    static func encode(entries: some Sequence<Int>, count: Int, into w: inout ByteWriter) {
-        w.u8(RecordTag.types.rawValue)
-        w.varint(count)
-        var previous = -1
-        for index in entries {
-            w.varint(index - previous)
-            previous = index
-        }
-    }
-
-    /// The entries `record` names in `listing`, in byte order; nil when `listing` is the record
-    /// of another directory than `path` (a directory-hash collision).
-    static func entries(_ record: UnsafeRawBufferPointer, listing: UnsafeRawBufferPointer,
-                        path: String) throws -> [DirectoryEntry]? {
-        var d = ByteReader(listing)
-        _ = try DirectoryRecord.readHead(&d)
-        guard try d.slice().elementsEqual(path.utf8) else { return nil }
-        _ = try d.u64()
-        var cursor = try FrontCodedEntries.Cursor(&d)
-        var r = ByteReader(record)
-        guard try r.u8() == RecordTag.types.rawValue else { throw IndexFormatError(what: "type record tag") }
-        let n = try r.count()
-        var out: [DirectoryEntry] = []
-        out.reserveCapacity(n)
-        var index = -1
-        for _ in 0..<n {
-            // Strictly increasing indices inside the listing: damaged bytes cannot make the
-            // reader loop or read outside the record.
-            let step = try r.varint()
-            guard step > 0, step < UInt64(cursor.count - index) else { throw IndexFormatError(what: "type record index") }
-            index += Int(step)
-            out.append(try cursor.entry(at: index))
-        }
-        return out
     }
 }
 

@@ -20,7 +20,6 @@ struct ResourceKey: Hashable {
     /// name can never share a key with it.
     enum Kind: UInt8 {
         case name = 0x4E    // 'N': candidates for a lookup name in one directory
-        case type = 0x54    // 'T': entries whose start or end type is this type
         case strings = 0x53 // 'S': parsed InfoPlist.strings content of one file
     }
 

@@ -2,7 +2,7 @@
 /// key order, so the writer can append them (`MDB_APPEND`) without sorting or holding them.
 ///
 /// Key order is `[directory hash][item hash]` inside the bundle: directories are visited by
-/// hash, and the items of one directory (name, type and strings records) are sorted by hash.
+/// hash, and the items of one directory (name and strings records) are sorted by hash.
 /// One value buffer is reused for every record; a build allocates per entry only the names a
 /// variant suffix creates.
 package enum ResourceRecords {
@@ -72,9 +72,6 @@ package enum ResourceRecords {
             for n in names {
                 items.append(Item(hash: ResourceKey.itemHash(kind: .name, n), kind: .name, name: n, entry: index))
             }
-            for t in ResourceFileName.types(e.name) {
-                items.append(Item(hash: ResourceKey.itemHash(kind: .type, t), kind: .type, name: t, entry: index))
-            }
         }
         for (index, s) in strings.enumerated() {
             items.append(Item(hash: ResourceKey.itemHash(kind: .strings, s.name), kind: .strings, name: s.name, entry: index))
@@ -114,9 +111,6 @@ package enum ResourceRecords {
                     last = item.entry
                 }
                 EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
-            case .type:
-                // An entry has a type once (start and end types differ: `a.b.b` → `b.b`, `b`).
-                TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, into: &value)
             case .strings:
                 let file = strings[first.entry]
                 StringsRecord.encode(directoryCheck: check, name: file.name, dictionary: file.dictionary, into: &value)
