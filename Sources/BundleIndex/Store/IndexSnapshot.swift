@@ -176,13 +176,9 @@ package struct IndexSnapshot {
     /// 13 keeps no type records).
     func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String, first: Bool = false) throws -> [DirectoryEntry] {
         try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { k in
-            guard let listing = try txn.get(store.resources, key: k) else { return [] }
-            var r = ByteReader(listing)
-            _ = try DirectoryRecord.readHead(&r)
-            guard try dir.path.withUTF8Bytes({ FrontCodedEntries.compare(try r.slice(), UnsafeRawBufferPointer($0)) }) == 0 else {
-                return []
-            }
-            _ = try r.u64()
+            guard let record = try txn.get(store.resources, key: k),
+                  var (_, r) = try dir.path.withUTF8Bytes({ try DirectoryRecord.listing(record, path: UnsafeRawBufferPointer($0)) })
+            else { return [] }
             var cursor = try FrontCodedEntries.Cursor(&r)
             var out: [DirectoryEntry] = []
             try type.withUTF8Bytes { type in

@@ -188,17 +188,26 @@ package struct DirectoryRecord {
         return flags
     }
 
-    /// What the record at `buffer` says of the entry `name` when it is the record of the
-    /// directory `path` (nil when it is another directory's, after a hash collision): whether
-    /// the directory has name records, and the flags of the entry called `name`, if any. Reads
-    /// the path, one block head per step of a binary search and at most one block of entries;
-    /// builds no `String`.
-    static func lookup(_ buffer: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer,
-                       name: UnsafeRawBufferPointer) throws -> (hasNameRecords: Bool, entry: DirectoryEntry.Flags?)? {
+    /// The flags of the record at `buffer` and a reader at its listing's count, when it is the
+    /// record of the directory `path`; nil when it is another directory's (a hash collision:
+    /// the full path is compared).
+    static func listing(_ buffer: UnsafeRawBufferPointer,
+                        path: UnsafeRawBufferPointer) throws -> (flags: UInt8, listing: ByteReader)? {
         var r = ByteReader(buffer)
         let flags = try readHead(&r)
         guard FrontCodedEntries.compare(try r.slice(), path) == 0 else { return nil }
         _ = try r.u64()
+        return (flags, r)
+    }
+
+    /// What the record at `buffer` says of the entry `name` when it is the record of the
+    /// directory `path` (nil when it is another directory's): whether the directory has name
+    /// records, and the flags of the entry called `name`, if any. Reads the path, one block
+    /// head per step of a binary search and at most one block of entries; builds no `String`.
+    static func lookup(_ buffer: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer,
+                       name: UnsafeRawBufferPointer) throws -> (hasNameRecords: Bool, entry: DirectoryEntry.Flags?)? {
+        guard let (flags, listing) = try listing(buffer, path: path) else { return nil }
+        var r = listing
         return (flags & hasNameRecordsFlag != 0, try FrontCodedEntries.flags(of: name, in: &r))
     }
 }
