@@ -225,13 +225,15 @@ struct StoreTests {
         names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: UInt32(1000 - $0)) }
         var w = ByteWriter()
-        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries, hasNameRecords: true).encode(into: &w)
+        let variants = [DirectoryRecord.VariantName(name: "a.png", candidates: [0, 3]),
+                        DirectoryRecord.VariantName(name: "é", candidates: [entries.count - 1])]
+        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries, variantNames: variants).encode(into: &w)
         try w.withBytes { bytes in
             let decoded = try DirectoryRecord.decode(bytes)
             #expect(decoded.entries == entries && decoded.path == "Images" && decoded.modificationTime == 42)
-            #expect(decoded.hasNameRecords)
+            #expect(decoded.variantNames == variants)
             var r = ByteReader(bytes)
-            _ = try r.u8(); _ = try r.u8(); _ = try r.slice(); _ = try r.u64()
+            _ = try r.u8(); _ = try r.u8(); _ = try r.slice(); _ = try r.u64(); _ = try r.slice()
             var cursor = try FrontCodedEntries.Cursor(&r)
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<300 {
@@ -245,35 +247,66 @@ struct StoreTests {
         }
     }
 
-    @Test("a listing answers a name: every entry with its flags, nothing for names between, before, after or inside entries")
+    @Test("a directory record answers a name: every entry with its flags, a variant name with its candidates, nothing for names between, before, after or inside entries")
     func listingFindsNames() throws {
         // Block heads, entries inside blocks, names that are prefixes of others and the reverse,
-        // one block and many, and the empty listing.
+        // one block and many, and the empty listing; with and without variant names.
         for size in [0, 1, 15, 16, 17, 33, 76] {
             var names = (0..<70).map { "icon_\($0 % 7)_\($0).png" } + ["a", "ab", "abc", "é.txt", "éé", "z"]
             names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             names = Array(names.prefix(size))
-            let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: 0) }
-            var w = ByteWriter()
-            DirectoryRecord(path: "Images", modificationTime: 1, entries: entries, hasNameRecords: false).encode(into: &w)
-            try w.withBytes { bytes in
-                func lookup(_ name: String, path: String = "Images") throws -> (hasNameRecords: Bool, entry: DirectoryEntry.Flags?)? {
-                    try Array(name.utf8).withUnsafeBytes { n in
-                        try Array(path.utf8).withUnsafeBytes { try DirectoryRecord.lookup(bytes, path: $0, name: n) }
+            let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: UInt32($0)) }
+            // "b" (no entry of that name) and the last entry's name answered by variants.
+            let variants = size < 2 ? [] : [DirectoryRecord.VariantName(name: "b", candidates: [0, size - 1]),
+                                            DirectoryRecord.VariantName(name: names[size - 1], candidates: [1, size - 1])]
+            for variantNames in [[], variants] {
+                var w = ByteWriter()
+                DirectoryRecord(path: "Images", modificationTime: 1, entries: entries, variantNames: variantNames).encode(into: &w)
+                try w.withBytes { bytes in
+                    /// The answer spelled out: "-", the flags of an exact entry, or the candidates' names.
+                    func lookup(_ name: String, path: String = "Images") throws -> String? {
+                        try Array(name.utf8).withUnsafeBytes { n in
+                            try Array(path.utf8).withUnsafeBytes { p in
+                                switch try DirectoryRecord.candidates(bytes, path: p, name: n) {
+                                case nil: return nil
+                                case .none?: return "-"
+                                case .exact(let flags)?: return "\(flags.rawValue)"
+                                case .several(let list)?: return list.map(\.name).joined(separator: ",")
+                                }
+                            }
+                        }
                     }
+                    let answered = Dictionary(uniqueKeysWithValues: variantNames.map {
+                        ($0.name, $0.candidates.map { names[$0] }.joined(separator: ","))
+                    })
+                    for e in entries {
+                        let found = try lookup(e.name)
+                        #expect(found == answered[e.name] ?? "\(e.flags.rawValue)", "\(e.name) in \(size)")
+                    }
+                    let absent = ["", "0", "aa", "abcd", "icon_", "icon_3_3.pn", "icon_3_3.pngx", "icon_9", "é", "éé.txt", "zz", "~", "b"]
+                    for name in absent where !names.contains(name) {
+                        let found = try lookup(name)
+                        #expect(found == answered[name] ?? "-", "\(name) in \(size)")
+                    }
+                    // Another directory's record under a colliding key answers nothing.
+                    let elsewhere = try lookup(names.first ?? "a", path: "Images2")
+                    #expect(elsewhere == nil)
                 }
-                for e in entries {
-                    let found = try #require(try lookup(e.name))
-                    #expect(found.entry == e.flags && !found.hasNameRecords, "\(e.name) in \(size)")
-                }
-                let absent = ["", "0", "aa", "abcd", "icon_", "icon_3_3.pn", "icon_3_3.pngx", "icon_9", "é", "éé.txt", "zz", "~"]
-                for name in absent where !names.contains(name) {
-                    #expect(try lookup(name)?.entry == nil, "\(name) in \(size)")
-                }
-                // Another directory's record under a colliding key answers nothing.
-                #expect(try lookup(names.first ?? "a", path: "Images2") == nil)
             }
         }
+    }
+
+    @Test("a directory record lists each name variants answer, with every variant of it and the entry of that name")
+    func variantNamesOfADirectory() {
+        // Byte order: '-' < '.' < '~'. `logo.png` has no entry of its own; `x.txt` no variant.
+        let names = ["icon-linux.png", "icon.png", "icon~ipad.png", "logo-macos.png", "x.txt"]
+        let dir = ScannedDirectory(path: "", entries: names.map { DirectoryEntry(name: $0, flags: []) }, modificationTime: 0)
+        #expect(ResourceRecords.variantNames(of: dir) == [
+            DirectoryRecord.VariantName(name: "icon.png", candidates: [0, 1, 2]),
+            DirectoryRecord.VariantName(name: "logo.png", candidates: [3]),
+        ])
+        let plain = ScannedDirectory(path: "", entries: [DirectoryEntry(name: "a-b.png", flags: [])], modificationTime: 0)
+        #expect(ResourceRecords.variantNames(of: plain).isEmpty, "`-b` is no platform: no variant names, no section")
     }
 
     @Test("build refuses to write into a folder that holds other files")
@@ -433,10 +466,10 @@ struct StoreTests {
         #expect(resources.map(\.entries).reduce(0, +) == resourcesAll.entries)
         #expect(resources.map(\.payloadBytes).reduce(0, +) == resourcesAll.payloadBytes)
         #expect(resources.contains { $0.kind == "localized Info tables (InfoPlist.strings)" && $0.entries == 1 })
-        // Format 13: listings answer plain names; a name record exists only for `b.txt`, which
-        // `b-linux.txt` answers too (`b-linux.txt` itself has no other candidate: the listing).
+        // Format 13: the directory records answer every name (`b.txt`, which `b-linux.txt`
+        // answers too, among their variant names) and type; besides them only the strings record.
         #expect(resources.contains { $0.kind == "directory listings" && $0.entries == 2 })
-        #expect(resources.first { $0.kind == "name records (variants)" }?.entries == 1)
+        #expect(resources.count == 2)
         #expect(!resources.contains { $0.kind == "other" })
         // strings: small tables are one record each, a large one a table record and its chunks.
         let strings = use.filter { $0.database == "strings" && $0.kind != "all" }

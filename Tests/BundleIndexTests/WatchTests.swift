@@ -28,10 +28,10 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
-    @Test("a variant created and deleted: the folder's listing says whether name records exist, and the lookup follows")
+    @Test("a variant created and deleted: the folder's record lists the names variants answer, and the lookup follows")
     func variantCreatedAndDeleted() throws {
-        // Format 13: a folder without variants answers from its listing alone, so the watcher
-        // must write the listing's flag with the variant's name record, and clear both again.
+        // Format 13: a folder's record answers from its listing and its variant names, so the
+        // watcher must write the variant name with the variant, and drop it again.
         let h = try WatcherHarness(Self.app)
         defer { h.stop() }
         #expect(try h.bundle("A.app")?.rel("logo", "png") == nil)

@@ -83,8 +83,8 @@ struct VariantSuffixes: Hashable, Sendable {
     static let linux = VariantSuffixes(platform: "-linux", product: "~", productSearch: false,
                                        supportedPlatforms: [], supportedProducts: [])
 
-    /// Every target the index precomputes variant keys for, so that any profile finds its
-    /// variants with one read (Store writes a name record under each distinct stripped name).
+    /// Every target the index precomputes variant names for, so that any profile finds its
+    /// variants with one read (a directory record lists each distinct stripped name).
     static let allTargets: [VariantSuffixes] = {
         var out: [VariantSuffixes] = [.linux]
         for p in ["-macos", "-windows", "-freebsd", "-wasi"] {

@@ -139,7 +139,7 @@ public final class IndexReader: Sendable {
         /// (docs/index-format.md).
         public let database: String
         /// "all" for the whole database, else a kind of record in it ("directory listings",
-        /// "name records (variants)", ...).
+        /// "localized Info tables (InfoPlist.strings)", ...).
         public let kind: String
         /// Entries (key and value pairs).
         public let entries: Int

@@ -1,26 +1,25 @@
 import Glibc
 
-/// A directory of a bundle with its key parts computed once (hash for the key, check for
-/// collision detection).
+/// A directory of a bundle with its key hash computed once (its record's stored path detects a
+/// collision).
 struct DirectoryRef: Sendable {
     let path: String
     let key: DirectoryKey
 
     var hash: UInt64 { key.hash }
-    var check: UInt32 { key.check }
 
     init(_ path: String) {
         self.path = path
-        key = DirectoryKey(hash: Hashing.directory(path), check: Hashing.directoryCheck(path))
+        key = DirectoryKey(hash: Hashing.directory(path))
     }
 }
 
-/// What a directory holds for one lookup name.
+/// What a directory holds for one lookup name (`DirectoryRecord.candidates`).
 enum NameCandidates {
     case none
     /// The common case — one entry, named exactly like the lookup, and no variant of it.
     case exact(DirectoryEntry.Flags)
-    /// Entries a name record lists: variants of the name, and the entry of that name if any.
+    /// A name variants answer: the entries its lookup may return, the entry of that name if any.
     case several([DirectoryEntry])
 }
 
@@ -144,30 +143,14 @@ package struct IndexSnapshot {
     }
 
     /// The same, for a directory and a name spelled in bytes (the allocation-free query path):
-    /// `path` is the directory's path, which `key` was made from.
-    ///
-    /// Format 13: the directory record answers — one read, its stored path compared with `path`
-    /// — and only in a directory with variant names (`DirectoryRecord.hasNameRecords`) is the
-    /// name's `N` record read as well: when it exists, its entries are the candidates.
+    /// `path` is the directory's path, which `key` was made from. One read, the directory's
+    /// record, its stored path compared with `path` (format 13: `DirectoryRecord.candidates`).
     func nameCandidates(bundle: UInt64, _ key: DirectoryKey, path: UnsafeRawBufferPointer,
                         name: UnsafeRawBufferPointer) throws -> NameCandidates {
-        let listed = try ResourceKey.directory(bundle: bundle, directory: key.hash).withBytes { k in
-            try txn.get(store.resources, key: k).flatMap { try DirectoryRecord.lookup($0, path: path, name: name) }
+        try ResourceKey.directory(bundle: bundle, directory: key.hash).withBytes { k in
+            guard let record = try txn.get(store.resources, key: k) else { return .none }
+            return try DirectoryRecord.candidates(record, path: path, name: name) ?? .none
         }
-        guard let listed else { return .none }
-        if listed.hasNameRecords {
-            let names = ResourceKey.item(bundle: bundle, directory: key.hash, kind: .name, name)
-            let entries = try names.withBytes { k -> [DirectoryEntry]? in
-                guard let v = try txn.get(store.resources, key: k) else { return nil }
-                var r = ByteReader(v)
-                guard try r.u8() == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
-                // Another directory's record under a colliding key: as if there were none.
-                guard try r.u32() == key.check else { return nil }
-                return try EntryList.decode(from: &r)
-            }
-            if let entries { return .several(entries) }
-        }
-        return listed.entry.map(NameCandidates.exact) ?? .none
     }
 
     /// Entries of `dir` whose start or end type is `type`, in byte order (`first`: only the
@@ -177,7 +160,7 @@ package struct IndexSnapshot {
     func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String, first: Bool = false) throws -> [DirectoryEntry] {
         try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { k in
             guard let record = try txn.get(store.resources, key: k),
-                  var (_, r) = try dir.path.withUTF8Bytes({ try DirectoryRecord.listing(record, path: UnsafeRawBufferPointer($0)) })
+                  var (_, r) = try dir.path.withUTF8Bytes({ try DirectoryRecord.open(record, path: UnsafeRawBufferPointer($0)) })
             else { return [] }
             var cursor = try FrontCodedEntries.Cursor(&r)
             var out: [DirectoryEntry] = []
@@ -314,7 +297,6 @@ package struct IndexSnapshot {
         guard database == "resources", let tag = value.first else { return "records" }
         switch tag {
         case RecordTag.directory.rawValue: return "directory listings"
-        case RecordTag.names.rawValue: return "name records (variants)"
         case RecordTag.strings.rawValue: return "localized Info tables (InfoPlist.strings)"
         default: return "other"
         }

@@ -18,9 +18,8 @@ package final class IndexStore: @unchecked Sendable {
     /// 10: a bundle record without its path (the key), its root as a length of the path.
     /// 11: directories stamped only in their directory records, not again in the bundle record.
     /// 12: well-known property-list dictionary keys stored as numbers (`InfoPlistKeys`).
-    /// 13: no exact-name records and no type records: a directory record answers plain names
-    ///     and types from its listing, and says whether the directory has name records
-    ///     (variants) at all.
+    /// 13: no name, exact-name or type records: a directory record answers names and types
+    ///     from its listing, and the names variants answer from a list of them it carries.
     static let formatVersion: UInt32 = 13
 
     let path: String

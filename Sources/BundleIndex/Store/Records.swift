@@ -3,7 +3,6 @@
 enum RecordTag: UInt8 {
     case bundle = 0x42     // 'B'
     case directory = 0x44  // 'D'
-    case names = 0x4E      // 'N'
     case strings = 0x53    // 'S'
 }
 
@@ -143,107 +142,6 @@ package struct BundleRecord: Sendable, Equatable {
                                   warnings: warnings, root: root, scannedAt: scannedAt, stamps: stamps)
         record.isPartial = wanted != nil
         return record
-    }
-}
-
-/// A directory's full listing, stored under `(bundle, directory, 0)`. It answers plain name
-/// lookups itself (format 13: `FrontCodedEntries.flags(of:in:)`); name records (`N`) exist
-/// only for names that variants answer, and `hasNameRecords` says whether the directory has any.
-///
-///     tag, flags u8 (1: the directory has name records), path, modification time u64 (ns),
-///     the listing (`FrontCodedEntries`)
-package struct DirectoryRecord {
-    package let path: String
-    package let modificationTime: UInt64
-    package let entries: [DirectoryEntry]
-    /// Whether some entry is a variant (`logo-linux.png`, `icon~ipad.png`), so that `N` records
-    /// exist in the directory: a lookup there reads its name's `N` key as well as the listing.
-    package let hasNameRecords: Bool
-
-    /// The flag bit saying the directory has name records.
-    static let hasNameRecordsFlag: UInt8 = 1
-
-    func encode(into w: inout ByteWriter) {
-        w.u8(RecordTag.directory.rawValue)
-        w.u8(hasNameRecords ? Self.hasNameRecordsFlag : 0)
-        w.string(path)
-        w.u64(modificationTime)
-        FrontCodedEntries.encode(entries, into: &w)
-    }
-
-    static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
-        var r = ByteReader(buffer)
-        let flags = try readHead(&r)
-        let path = try r.string()
-        let mtime = try r.u64()
-        return DirectoryRecord(path: path, modificationTime: mtime, entries: try FrontCodedEntries.decodeAll(from: &r),
-                               hasNameRecords: flags & hasNameRecordsFlag != 0)
-    }
-
-    /// Reads the tag and the flags byte; throws when the value is not a directory record.
-    static func readHead(_ r: inout ByteReader) throws -> UInt8 {
-        guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
-        let flags = try r.u8()
-        guard flags & ~hasNameRecordsFlag == 0 else { throw IndexFormatError(what: "directory record flags") }
-        return flags
-    }
-
-    /// The flags of the record at `buffer` and a reader at its listing's count, when it is the
-    /// record of the directory `path`; nil when it is another directory's (a hash collision:
-    /// the full path is compared).
-    static func listing(_ buffer: UnsafeRawBufferPointer,
-                        path: UnsafeRawBufferPointer) throws -> (flags: UInt8, listing: ByteReader)? {
-        var r = ByteReader(buffer)
-        let flags = try readHead(&r)
-        guard FrontCodedEntries.compare(try r.slice(), path) == 0 else { return nil }
-        _ = try r.u64()
-        return (flags, r)
-    }
-
-    /// What the record at `buffer` says of the entry `name` when it is the record of the
-    /// directory `path` (nil when it is another directory's): whether the directory has name
-    /// records, and the flags of the entry called `name`, if any. Reads the path, one block
-    /// head per step of a binary search and at most one block of entries; builds no `String`.
-    static func lookup(_ buffer: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer,
-                       name: UnsafeRawBufferPointer) throws -> (hasNameRecords: Bool, entry: DirectoryEntry.Flags?)? {
-        guard let (flags, listing) = try listing(buffer, path: path) else { return nil }
-        var r = listing
-        return (flags & hasNameRecordsFlag != 0, try FrontCodedEntries.flags(of: name, in: &r))
-    }
-}
-
-/// Name records: a directory check and a list of entries.
-enum EntryList {
-    static func encode(_ entries: [DirectoryEntry], into w: inout ByteWriter) {
-        w.varint(entries.count)
-        for e in entries { encode(e, into: &w) }
-    }
-
-    static func encode(_ e: DirectoryEntry, into w: inout ByteWriter) {
-        w.u8(e.flags.rawValue)
-        w.varint(UInt64(e.rank))
-        w.string(e.name)
-    }
-
-    static func decode(from r: inout ByteReader) throws -> [DirectoryEntry] {
-        let n = try r.count()
-        var out: [DirectoryEntry] = []
-        out.reserveCapacity(n)
-        for _ in 0..<n { out.append(try decodeEntry(from: &r)) }
-        return out
-    }
-
-    static func decodeEntry(from r: inout ByteReader) throws -> DirectoryEntry {
-        let flags = DirectoryEntry.Flags(rawValue: try r.u8())
-        let rank = UInt32(truncatingIfNeeded: try r.varint())
-        return DirectoryEntry(name: try r.string(), flags: flags, rank: rank)
-    }
-
-    static func encodeRecord(tag: RecordTag, directoryCheck: UInt32, _ entries: [DirectoryEntry],
-                             into w: inout ByteWriter) {
-        w.u8(tag.rawValue)
-        w.u32(directoryCheck)
-        encode(entries, into: &w)
     }
 }
 

@@ -16,10 +16,9 @@ struct ResourceKey: Hashable {
     let directory: UInt64
     let item: UInt64
 
-    /// Item kinds. The kind byte is hashed together with the name so a type called like a file
-    /// name can never share a key with it.
+    /// Item kinds, hashed together with the name (format 12 also had 'N' name and 'T' type
+    /// records; format 13 keeps those in the directory record).
     enum Kind: UInt8 {
-        case name = 0x4E    // 'N': candidates for a lookup name in one directory
         case strings = 0x53 // 'S': parsed InfoPlist.strings content of one file
     }
 
