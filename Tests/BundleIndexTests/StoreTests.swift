@@ -259,7 +259,10 @@ struct StoreTests {
             // "b" (no entry of that name) and the last entry's name answered by variants.
             let variants = size < 2 ? [] : [DirectoryRecord.VariantName(name: "b", candidates: [0, size - 1]),
                                             DirectoryRecord.VariantName(name: names[size - 1], candidates: [1, size - 1])]
-            for variantNames in [[], variants] {
+            // Many variant names, every other entry's name among them: the binary search over them.
+            let many = size < 2 ? [] : names.enumerated().filter { $0.offset % 2 == 1 }
+                .map { DirectoryRecord.VariantName(name: $0.element, candidates: [0, $0.offset]) }
+            for variantNames in [[], variants, many] {
                 var w = ByteWriter()
                 DirectoryRecord(path: "Images", modificationTime: 1, entries: entries, variantNames: variantNames).encode(into: &w)
                 try w.withBytes { bytes in

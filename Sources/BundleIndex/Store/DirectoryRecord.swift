@@ -4,7 +4,8 @@
 ///     tag 'D', flags u8 (1: variant names follow), path, modification time u64 (ns),
 ///     [variant names: their byte length (varint), count (varint), per name in byte order the
 ///      name (varint length + UTF-8), its candidates' count and their indices in the listing
-///      (varint each, increasing)],
+///      (varint each, increasing), then where each name starts, counted from the first, u32
+///      each (a binary search reaches any name)],
 ///     the listing (`FrontCodedEntries`)
 ///
 /// A name that only the entry of exactly that name answers is found in the listing
@@ -37,11 +38,16 @@ package struct DirectoryRecord {
             // Length first: a lookup of a plain name steps over the section in one move.
             var section = ByteWriter(capacity: 64)
             section.varint(variantNames.count)
+            let first = section.count
+            var starts: [UInt32] = []
+            starts.reserveCapacity(variantNames.count)
             for v in variantNames {
+                starts.append(UInt32(section.count - first))
                 section.string(v.name)
                 section.varint(v.candidates.count)
                 for index in v.candidates { section.varint(index) }
             }
+            for start in starts { section.u32(start) }
             w.string(utf8: section.bytes)
         }
         FrontCodedEntries.encode(entries, into: &w)
@@ -55,13 +61,15 @@ package struct DirectoryRecord {
         var variants: [VariantName] = []
         if flags & hasVariantNames != 0 {
             var section = ByteReader(try r.slice())
-            for _ in 0..<(try section.count()) {
+            let count = try section.count()
+            for _ in 0..<count {
                 let name = try section.string()
                 var candidates: [Int] = []
                 for _ in 0..<(try section.count()) { candidates.append(Int(clamping: try section.varint())) }
                 variants.append(VariantName(name: name, candidates: candidates))
             }
-            guard section.isAtEnd else { throw IndexFormatError(what: "variant names length") }
+            // The start table follows the names exactly.
+            guard section.length - section.offset == 4 * count else { throw IndexFormatError(what: "variant names length") }
         }
         let entries = try FrontCodedEntries.decodeAll(from: &r)
         guard variants.allSatisfy({ $0.candidates.allSatisfy { $0 < entries.count } }) else {
@@ -107,26 +115,37 @@ package struct DirectoryRecord {
         return try FrontCodedEntries.flags(of: name, in: &r).map(NameCandidates.exact) ?? NameCandidates.none
     }
 
-    /// The candidate indices the variant names list for `name`, nil when it is not one of them.
+    /// The candidate indices the variant names list for `name`, nil when it is not one of them:
+    /// a binary search over the start table (the names are in byte order).
     private static func candidateIndices(_ section: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer) throws -> [Int]? {
         var r = ByteReader(section)
-        for _ in 0..<(try r.count()) {
+        let count = try r.count()
+        let first = r.offset
+        let table = r.length - 4 * count
+        guard table >= first else { throw IndexFormatError(what: "variant names start table") }
+        var low = 0, high = count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            try r.seek(to: table + 4 * middle)
+            let start = Int(try r.u32())
+            guard start < table - first else { throw IndexFormatError(what: "variant name start") }
+            try r.seek(to: first + start)
             let order = FrontCodedEntries.compare(try r.slice(), name)
-            let n = try r.count()
-            guard order == 0 else {
-                // Byte order: past `name`, it is not there.
-                if order > 0 { return nil }
-                for _ in 0..<n { _ = try r.varint() }
-                continue
+            if order < 0 {
+                low = middle + 1
+            } else if order > 0 {
+                high = middle - 1
+            } else {
+                let n = try r.count()
+                var out: [Int] = []
+                out.reserveCapacity(n)
+                for _ in 0..<n {
+                    let index = Int(clamping: try r.varint())
+                    guard index > (out.last ?? -1), r.offset <= table else { throw IndexFormatError(what: "variant candidate index") }
+                    out.append(index)
+                }
+                return out
             }
-            var out: [Int] = []
-            out.reserveCapacity(n)
-            for _ in 0..<n {
-                let index = Int(clamping: try r.varint())
-                guard index > (out.last ?? -1) else { throw IndexFormatError(what: "variant candidate index") }
-                out.append(index)
-            }
-            return out
         }
         return nil
     }
