@@ -13,9 +13,9 @@ struct StatsCommand: ParsableCommand {
 
         --detail also says where the bytes go: for each database of the index (meta, bundles, \
         identifiers, resources, strings) its entries, their key and value bytes and the pages it \
-        takes, and the same per kind of record in the resources database (directory listings, \
-        exact-name, name and type records). It reads every record, so it takes longer on a \
-        large index.
+        takes, and the same per kind of record in the resources and strings databases (directory \
+        listings, InfoPlist.strings tables; strings tables and their chunks). It reads every \
+        record, so it takes longer on a large index.
 
         Examples:
           bundleidx stats --json

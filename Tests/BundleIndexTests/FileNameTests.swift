@@ -17,6 +17,25 @@ struct FileNameTests {
         #expect(ResourceFileName.types("LICENSE") == [])
     }
 
+    @Test("Types: the byte test a listing is filtered with says what the start and end types say, for every name and type")
+    func typeTestAgreesWithTypes() {
+        // Every name and type of up to three of these pieces: dots first, last, doubled, alone.
+        let pieces = [".", "a", "b", "..", "tar", "gz", "é"]
+        var texts = pieces
+        for _ in 0..<2 { texts += texts.flatMap { t in pieces.map { t + $0 } } }
+        texts = Array(Set(texts)) + [""]
+        var matches = 0
+        for name in texts {
+            let types = ResourceFileName.types(name)
+            for type in texts {
+                let said = Array(name.utf8).withUnsafeBytes { n in Array(type.utf8).withUnsafeBytes { ResourceFileName.hasType(n, $0) } }
+                #expect(said == types.contains(type), "\(name) \(type)")
+                if said { matches += 1 }
+            }
+        }
+        #expect(matches > 200, "\(matches)")
+    }
+
     @Test("Platform and device variants: on Linux only the rightmost '-' is a platform candidate, products are not parsed")
     func linuxVariants() {
         let linux = VariantSuffixes.linux

@@ -185,21 +185,36 @@ struct StoreTests {
         }
     }
 
-    @Test("a type record whose indices leave its directory record is damage, not a crash")
-    func damagedTypeRecord() throws {
-        let f = try BundleFixture(Self.twoBundles)
+    @Test("a type is looked up in the directory's listing: start and end types in byte order, one read, damage is an error")
+    func typeEntriesFromListing() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]), "A.app/a.txt": "", "A.app/b.tar.gz": "",
+            "A.app/c.gz": "", "A.app/gz": "", "A.app/d.gz.txt": "", "A.app/Sub/e.gz": "",
+        ])
         try f.build()
         let store = try IndexStore.openForWriting(path: f.indexPath)
         let id = try #require(try store.read { try $0.bundle(path: f.root + "/A.app") }).id
         let root = DirectoryRef("")
-        #expect(try store.read { try $0.typeEntries(bundle: id, root, type: "txt") }.map(\.name) == ["a.txt"])
-        let key = ResourceKey.item(bundle: id, directory: root.hash, kind: .type, "txt")
-        // An index past the listing's end; a second index that does not move; fewer indices
-        // than counted.
-        for damaged: [UInt8] in [[0x54, 1, 0x7f], [0x54, 2, 1, 0], [0x54, 5, 1]] {
-            try store.write { try $0.txn.put(store.resources, key: key.bytes, value: damaged) }
-            #expect(throws: BundleIndexError.self) { try store.read { try $0.typeEntries(bundle: id, root, type: "txt") } }
+        func names(_ type: String, first: Bool = false) throws -> ([String], reads: Int) {
+            try store.read { s in (try s.typeEntries(bundle: id, root, type: type, first: first).map(\.name), s.reads) }
         }
+        #expect(try names("gz") == (["b.tar.gz", "c.gz"], 1))
+        #expect(try names("tar.gz") == (["b.tar.gz"], 1))
+        #expect(try names("gz.txt") == (["d.gz.txt"], 1))
+        #expect(try names("txt") == (["a.txt", "d.gz.txt"], 1))
+        #expect(try names("gz", first: true).0 == ["b.tar.gz"])
+        #expect(try names("png") == ([], 1))
+        // Another directory's record under the key (a hash collision) holds nothing for it.
+        #expect(try store.read { try $0.typeEntries(bundle: id, DirectoryRef("Sub"), type: "gz") }.map(\.name) == ["e.gz"])
+        let key = ResourceKey.directory(bundle: id, directory: root.hash)
+        let whole = try #require(try store.read { try $0.txn.get(store.resources, key: key.bytes) as [UInt8]? })
+        let subKey = ResourceKey.directory(bundle: id, directory: DirectoryRef("Sub").hash)
+        let sub = try #require(try store.read { try $0.txn.get(store.resources, key: subKey.bytes) as [UInt8]? })
+        try store.write { try $0.txn.put(store.resources, key: key.bytes, value: sub) }
+        #expect(try names("gz").0.isEmpty)
+        // A listing cut short is damage, never a crash or a shorter answer.
+        try store.write { try $0.txn.put(store.resources, key: key.bytes, value: Array(whole.dropLast(2))) }
+        #expect(throws: BundleIndexError.self) { try names("gz") }
     }
 
     @Test("front-coded listings: every entry comes back, in order and by index in any order")
@@ -210,12 +225,15 @@ struct StoreTests {
         names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: UInt32(1000 - $0)) }
         var w = ByteWriter()
-        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries).encode(into: &w)
+        let variants = [DirectoryRecord.VariantName(name: "a.png", candidates: [0, 3]),
+                        DirectoryRecord.VariantName(name: "é", candidates: [entries.count - 1])]
+        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries, variantNames: variants).encode(into: &w)
         try w.withBytes { bytes in
             let decoded = try DirectoryRecord.decode(bytes)
             #expect(decoded.entries == entries && decoded.path == "Images" && decoded.modificationTime == 42)
+            #expect(decoded.variantNames == variants)
             var r = ByteReader(bytes)
-            _ = try r.u8(); _ = try r.slice(); _ = try r.u64()
+            _ = try r.u8(); _ = try r.u8(); _ = try r.slice(); _ = try r.u64(); _ = try r.slice()
             var cursor = try FrontCodedEntries.Cursor(&r)
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<300 {
@@ -227,6 +245,71 @@ struct StoreTests {
                 #expect(throws: IndexFormatError.self) { try DirectoryRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[..<cut])) }
             }
         }
+    }
+
+    @Test("a directory record answers a name: every entry with its flags, a variant name with its candidates, nothing for names between, before, after or inside entries")
+    func listingFindsNames() throws {
+        // Block heads, entries inside blocks, names that are prefixes of others and the reverse,
+        // one block and many, and the empty listing; with and without variant names.
+        for size in [0, 1, 15, 16, 17, 33, 76] {
+            var names = (0..<70).map { "icon_\($0 % 7)_\($0).png" } + ["a", "ab", "abc", "é.txt", "éé", "z"]
+            names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            names = Array(names.prefix(size))
+            let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: UInt32($0)) }
+            // "b" (no entry of that name) and the last entry's name answered by variants.
+            let variants = size < 2 ? [] : [DirectoryRecord.VariantName(name: "b", candidates: [0, size - 1]),
+                                            DirectoryRecord.VariantName(name: names[size - 1], candidates: [1, size - 1])]
+            // Many variant names, every other entry's name among them: the binary search over them.
+            let many = size < 2 ? [] : names.enumerated().filter { $0.offset % 2 == 1 }
+                .map { DirectoryRecord.VariantName(name: $0.element, candidates: [0, $0.offset]) }
+            for variantNames in [[], variants, many] {
+                var w = ByteWriter()
+                DirectoryRecord(path: "Images", modificationTime: 1, entries: entries, variantNames: variantNames).encode(into: &w)
+                try w.withBytes { bytes in
+                    /// The answer spelled out: "-", the flags of an exact entry, or the candidates' names.
+                    func lookup(_ name: String, path: String = "Images") throws -> String? {
+                        try Array(name.utf8).withUnsafeBytes { n in
+                            try Array(path.utf8).withUnsafeBytes { p in
+                                switch try DirectoryRecord.candidates(bytes, path: p, name: n) {
+                                case nil: return nil
+                                case .none?: return "-"
+                                case .exact(let flags)?: return "\(flags.rawValue)"
+                                case .several(let list)?: return list.map(\.name).joined(separator: ",")
+                                }
+                            }
+                        }
+                    }
+                    let answered = Dictionary(uniqueKeysWithValues: variantNames.map {
+                        ($0.name, $0.candidates.map { names[$0] }.joined(separator: ","))
+                    })
+                    for e in entries {
+                        let found = try lookup(e.name)
+                        #expect(found == answered[e.name] ?? "\(e.flags.rawValue)", "\(e.name) in \(size)")
+                    }
+                    let absent = ["", "0", "aa", "abcd", "icon_", "icon_3_3.pn", "icon_3_3.pngx", "icon_9", "é", "éé.txt", "zz", "~", "b"]
+                    for name in absent where !names.contains(name) {
+                        let found = try lookup(name)
+                        #expect(found == answered[name] ?? "-", "\(name) in \(size)")
+                    }
+                    // Another directory's record under a colliding key answers nothing.
+                    let elsewhere = try lookup(names.first ?? "a", path: "Images2")
+                    #expect(elsewhere == nil)
+                }
+            }
+        }
+    }
+
+    @Test("a directory record lists each name variants answer, with every variant of it and the entry of that name")
+    func variantNamesOfADirectory() {
+        // Byte order: '-' < '.' < '~'. `logo.png` has no entry of its own; `x.txt` no variant.
+        let names = ["icon-linux.png", "icon.png", "icon~ipad.png", "logo-macos.png", "x.txt"]
+        let dir = ScannedDirectory(path: "", entries: names.map { DirectoryEntry(name: $0, flags: []) }, modificationTime: 0)
+        #expect(ResourceRecords.variantNames(of: dir) == [
+            DirectoryRecord.VariantName(name: "icon.png", candidates: [0, 1, 2]),
+            DirectoryRecord.VariantName(name: "logo.png", candidates: [3]),
+        ])
+        let plain = ScannedDirectory(path: "", entries: [DirectoryEntry(name: "a-b.png", flags: [])], modificationTime: 0)
+        #expect(ResourceRecords.variantNames(of: plain).isEmpty, "`-b` is no platform: no variant names, no section")
     }
 
     @Test("build refuses to write into a folder that holds other files")
@@ -370,7 +453,7 @@ struct StoreTests {
     func storageUse() throws {
         let fixture = try BundleFixture([
             "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
-            "A.app/a.txt": "", "A.app/b.txt": "", "A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"A\";",
+            "A.app/a.txt": "", "A.app/b.txt": "", "A.app/b-linux.txt": "", "A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"A\";",
             "A.app/en.lproj/Localizable.strings": "\"k\" = \"v\";",
             "A.app/en.lproj/Big.strings": (1...200).map { "\"key \($0)\" = \"value \($0)\";\n" }.joined(),
         ])
@@ -386,7 +469,11 @@ struct StoreTests {
         #expect(resources.map(\.entries).reduce(0, +) == resourcesAll.entries)
         #expect(resources.map(\.payloadBytes).reduce(0, +) == resourcesAll.payloadBytes)
         #expect(resources.contains { $0.kind == "localized Info tables (InfoPlist.strings)" && $0.entries == 1 })
-        #expect(resources.contains { $0.kind == "exact-name records" && $0.entries >= 5 })
+        // Format 13: the directory records answer every name (`b.txt`, which `b-linux.txt`
+        // answers too, among their variant names) and type; besides them only the strings record.
+        #expect(resources.contains { $0.kind == "directory listings" && $0.entries == 2 })
+        #expect(resources.count == 2)
+        #expect(!resources.contains { $0.kind == "other" })
         // strings: small tables are one record each, a large one a table record and its chunks.
         let strings = use.filter { $0.database == "strings" && $0.kind != "all" }
         #expect(strings.map(\.entries).reduce(0, +) == whole.first { $0.database == "strings" }?.entries)

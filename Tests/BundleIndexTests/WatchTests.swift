@@ -28,6 +28,26 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
+    @Test("a variant created and deleted: the folder's record lists the names variants answer, and the lookup follows")
+    func variantCreatedAndDeleted() throws {
+        // Format 13: a folder's record answers from its listing and its variant names, so the
+        // watcher must write the variant name with the variant, and drop it again.
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == nil)
+        try h.write("A.app/logo.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == "logo.png")
+        try h.write("A.app/logo-linux.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == "logo-linux.png")
+        #expect(try h.bundle("A.app")?.rel("logo-linux", "png") == "logo-linux.png")
+        try h.remove("A.app/logo-linux.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("logo", "png") == "logo.png")
+        #expect(try h.verify() == [])
+    }
+
     @Test("Info.plist and InfoPlist.strings rewrites update identifier, region and localized values")
     func infoRewrites() throws {
         let h = try WatcherHarness(Self.app)

@@ -20,6 +20,17 @@ enum ResourceFileName {
         return String(name[u.index(after: first)...])
     }
 
+    /// Whether `type` is the start or the end type of `name` (both UTF-8), as `types(name)`
+    /// would say without building either: the name ends with `.` and the type, at a dot that is
+    /// its last one (an end type has no dot) or its first one (a start type always has one).
+    static func hasType(_ name: UnsafeRawBufferPointer, _ type: UnsafeRawBufferPointer) -> Bool {
+        let dot = UInt8(ascii: ".")
+        guard !type.isEmpty, name.count > type.count else { return false }
+        let at = name.count - type.count - 1
+        guard name[at] == dot, name[(at + 1)...].elementsEqual(type) else { return false }
+        return type.contains(dot) ? !name[..<at].contains(dot) : true
+    }
+
     /// Both types, in the order CF appends them to the type tables.
     static func types(_ name: String) -> [String] {
         var out: [String] = []
@@ -72,8 +83,8 @@ struct VariantSuffixes: Hashable, Sendable {
     static let linux = VariantSuffixes(platform: "-linux", product: "~", productSearch: false,
                                        supportedPlatforms: [], supportedProducts: [])
 
-    /// Every target the index precomputes variant keys for, so that any profile finds its
-    /// variants with one read (Store writes a name record under each distinct stripped name).
+    /// Every target the index precomputes variant names for, so that any profile finds its
+    /// variants with one read (a directory record lists each distinct stripped name).
     static let allTargets: [VariantSuffixes] = {
         var out: [VariantSuffixes] = [.linux]
         for p in ["-macos", "-windows", "-freebsd", "-wasi"] {

@@ -71,8 +71,8 @@ enum DirectLookup {
         }
     }
 
-    /// Walks the search steps, one name-record read per step that may exist, and calls `body`
-    /// with the first hit.
+    /// Walks the search steps, one directory-record read per step that may exist (and the name
+    /// record in a directory with variant names), and calls `body` with the first hit.
     /// The query must be one `accepts` takes.
     ///
     /// With `.localization(L)`, CF first searches the whole list and keeps a global hit, or a
@@ -129,20 +129,20 @@ enum DirectLookup {
         }
     }
 
-    /// The search-list route of `find` from `base`: one name-record read per step that may
-    /// exist; the first step holding the name (or a variant of it) answers.
+    /// The search-list route of `find` from `base`: one directory-record read per step that may
+    /// exist (`IndexSnapshot.nameCandidates`); the first step holding the name (or a variant of
+    /// it) answers.
     private static func findInSearchList<R>(plan: SearchPlan, base: SearchBase, subdirectory: String?,
                                             lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
                                             in snapshot: IndexSnapshot, _ body: (Hit) throws -> R) throws -> Answer<R> {
         for step in plan.steps.indices where base.mayExist[step] {
             text.truncate(to: directoryStart)
             let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
-            switch try candidates(step, base: base, directory, lookupName: lookupName, subdirectory: subdirectory,
-                                  plan: plan, text: text, in: snapshot) {
+            switch try candidates(step, base: base, directory, lookupName: lookupName, directoryStart: directoryStart,
+                                  subdirectory: subdirectory, plan: plan, text: text, in: snapshot) {
             case .none:
                 continue
             case .exact(let flags):
-                if subdirectory == nil { text.append(base.directories[step].path) }
                 return .found(try exactHit(lookupName: lookupName, directoryStart: directoryStart, flags: flags, &text, body))
             case .several(let entries):
                 // Variants to choose between (docs/search-pattern.md, "Variants in one
@@ -151,7 +151,6 @@ enum DirectLookup {
                 let prefix = subdirectory.map { ResourceSearch.prefix(plan.steps[step], $0) } ?? plan.plainPrefixes[step]
                 guard let chosen = ResourceSearch.choose(among: entries, for: lookup, step: plan.steps[step], prefix: prefix,
                                                          suffixes: plan.context.suffixes) else { continue }
-                if subdirectory == nil { text.append(base.directories[step].path) }
                 if text.count > directoryStart { text.append(slash) }
                 // The chosen name may be longer than the lookup name: spelled in a buffer of its own.
                 let directory = lookupName.upperBound..<text.count
@@ -210,12 +209,13 @@ enum DirectLookup {
             if languageFolderLacksName && plan.steps[step].lproj == localization { continue }
             text.truncate(to: directoryStart)
             let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
-            switch try candidates(step, base: base, directory, lookupName: lookupName, subdirectory: subdirectory,
-                                  plan: plan, text: text, in: snapshot) {
+            switch try candidates(step, base: base, directory, lookupName: lookupName, directoryStart: directoryStart,
+                                  subdirectory: subdirectory, plan: plan, text: text, in: snapshot) {
             case .none:
                 guard step == global, let localization, languageFolderFirst() else { continue }
                 let directory = languageDirectory(global, localization, &text)
-                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, path: text.bytes(directoryStart..<text.count),
+                                                   name: text.bytes(lookupName)) {
                 case .none: languageFolderLacksName = true
                 case .several: return .general
                 case .exact(let flags): return try hit(flags, &text)
@@ -227,7 +227,6 @@ enum DirectLookup {
                    lproj != localization {
                     break searchList
                 }
-                if subdirectory == nil { text.append(base.directories[step].path) }
                 return try hit(flags, &text)
             }
         }
@@ -239,7 +238,8 @@ enum DirectLookup {
                 if let known = base.lprojNames, !known.contains(localization) { continue }
             }
             let directory = languageDirectory(step, localization, &text)
-            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, name: text.bytes(lookupName)) {
+            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, path: text.bytes(directoryStart..<text.count),
+                                               name: text.bytes(lookupName)) {
             case .none: continue
             case .several: return .general
             case .exact(let flags): return try hit(flags, &text)
@@ -248,15 +248,17 @@ enum DirectLookup {
         return .notFound
     }
 
-    /// The name record of step `step` for the lookup name, or `.none` unread when the base's
-    /// root listing shows the step's folder cannot hold it (`SearchBase.mayHold`).
+    /// What step `step`'s directory, spelled in `text` after `directoryStart`, holds for the
+    /// lookup name, or `.none` unread when the base's root listing shows the step's folder cannot
+    /// hold it (`SearchBase.mayHold`).
     @inline(__always)
     private static func candidates(_ step: Int, base: SearchBase, _ directory: DirectoryKey, lookupName: Range<Int>,
-                                   subdirectory: String?, plan: SearchPlan, text: borrowing PathComposer,
-                                   in snapshot: IndexSnapshot) throws -> NameCandidates {
+                                   directoryStart: Int, subdirectory: String?, plan: SearchPlan,
+                                   text: borrowing PathComposer, in snapshot: IndexSnapshot) throws -> NameCandidates {
         let name = text.bytes(lookupName)
         if plan.steps[step].lproj == nil, !base.mayHold(name: name, subdirectory: subdirectory) { return .none }
-        return try snapshot.nameCandidates(bundle: plan.record.id, directory, name: name)
+        return try snapshot.nameCandidates(bundle: plan.record.id, directory, path: text.bytes(directoryStart..<text.count),
+                                           name: name)
     }
 
     /// CF's substring test (docs/search-pattern.md, L-lproj-substring) on the table value of a
@@ -270,13 +272,14 @@ enum DirectLookup {
         return !head.utf8.starts(with: subdirectory.utf8)
     }
 
-    /// The key of the directory step `step` reads: the base's for no subdirectory, else spelled
-    /// after `directoryStart` (`<step's directory>/<subdirectory>`) and hashed there.
+    /// The directory step `step` reads, spelled after `directoryStart` (its path is compared with
+    /// the directory record's), and its key: the base's for no subdirectory, else
+    /// `<step's directory>/<subdirectory>` hashed there.
     @inline(__always)
     private static func stepDirectory(_ step: Int, base: SearchBase, subdirectory: String?, directoryStart: Int,
                                       _ text: inout PathComposer) -> DirectoryKey {
-        guard let subdirectory else { return base.directories[step].key }
         text.append(base.directories[step].path)
+        guard let subdirectory else { return base.directories[step].key }
         if text.count > directoryStart { text.append(slash) }
         text.append(subdirectory)
         return text.directoryKey(directoryStart..<text.count)

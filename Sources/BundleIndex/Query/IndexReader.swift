@@ -140,7 +140,7 @@ public final class IndexReader: Sendable {
         /// (docs/index-format.md).
         public let database: String
         /// "all" for the whole database, else a kind of record in it ("directory listings",
-        /// "exact-name records", ...).
+        /// "localized Info tables (InfoPlist.strings)", ...).
         public let kind: String
         /// Entries (key and value pairs).
         public let entries: Int
@@ -176,7 +176,7 @@ extension IndexReader {
         public let formatVersion: UInt32
         /// How many bundles the index holds.
         public let bundles: Int
-        /// How many resource records (names, types, listings) it holds.
+        /// How many resource records (listings, names of variants, InfoPlist.strings tables) it holds.
         public let resourceRecords: Int
         /// How many strings records (strings tables and entries of larger tables) it holds.
         public let stringsRecords: Int

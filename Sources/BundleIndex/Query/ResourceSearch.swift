@@ -78,7 +78,7 @@ struct ResourceSearch {
             case .name(let name):
                 if let hit = try resolve(name, in: dir, step: step, prefix: pre) { return pre + hit.pathComponent }
             case .type(let type):
-                if let e = try snapshot.typeEntries(bundle: bundle.id, dir, type: type).first {
+                if let e = try snapshot.typeEntries(bundle: bundle.id, dir, type: type, first: true).first {
                     return pre + e.pathComponent
                 }
             case .all:
@@ -150,7 +150,8 @@ struct ResourceSearch {
         }
     }
 
-    /// Picks from a name record's entries what CF's table ends up holding for `name`.
+    /// Picks from a variant name's candidates (`DirectoryRecord.candidates`) what CF's table
+    /// ends up holding for `name`.
     /// Candidates are visited in readdir order, as CF reads them.
     static func choose(among entries: [DirectoryEntry], for name: String, step: Step, prefix pre: String,
                        suffixes: VariantSuffixes) -> DirectoryEntry? {

@@ -1,7 +1,9 @@
+import Glibc
+
 /// The entries of a directory record (format 6), in byte order. Each name is front-coded
 /// against the one before it — sorted names of one directory share ~6 of ~14 bytes in the
-/// benchmark trees — and every `blockSize`-th entry starts afresh, so that a type record can
-/// name entries by index and a reader decodes at most one block to reach one:
+/// benchmark trees — and every `blockSize`-th entry starts afresh, so that a reader decodes at
+/// most one block to reach an entry by index or by name:
 ///
 ///     count varint
 ///     per entry: flags u8, readdir rank varint, shared prefix length varint,
@@ -48,6 +50,97 @@ enum FrontCodedEntries {
         return out
     }
 
+    /// The flags of the entry called `name`, nil when there is none; `r` is at the count of a
+    /// listing that runs to the end of `r`'s buffer. Blocks start with a whole name, so a
+    /// binary search over the block table finds the one block that may hold `name`, and its
+    /// entries (at most `blockSize`) are compared with `name` as their front coding unfolds,
+    /// without building a name (format 13: plain lookups read the listing, not a record per
+    /// name). Damaged offsets and prefixes throw, as `Cursor` does.
+    static func flags(of name: UnsafeRawBufferPointer, in r: inout ByteReader) throws -> DirectoryEntry.Flags? {
+        let count = try r.count()
+        let entriesStart = r.offset
+        let blocks = (count + blockSize - 1) / blockSize
+        let tableStart = r.length - 4 * blocks
+        guard tableStart >= entriesStart else { throw IndexFormatError(what: "directory listing block table") }
+        /// Moves `r` to block `block`'s first entry.
+        func seekBlock(_ block: Int) throws {
+            try r.seek(to: tableStart + 4 * block)
+            let offset = Int(try r.u32())
+            guard offset < tableStart - entriesStart else { throw IndexFormatError(what: "directory block offset") }
+            try r.seek(to: entriesStart + offset)
+        }
+        /// The first entry of block `block` (shared prefix 0): its name and flags.
+        func head(_ block: Int) throws -> (name: UnsafeRawBufferPointer, flags: DirectoryEntry.Flags) {
+            try seekBlock(block)
+            let flags = DirectoryEntry.Flags(rawValue: try r.u8())
+            _ = try r.varint()
+            guard try r.varint() == 0 else { throw IndexFormatError(what: "directory entry prefix") }
+            return (try r.slice(), flags)
+        }
+        // The last block whose first name is not after `name` (one block: the scan below
+        // starts at its first entry all the same).
+        var low = 0, high = blocks - 1
+        var block = blocks == 1 ? 0 : -1
+        if blocks == 1 { low = 1 }
+        while low <= high {
+            let middle = (low + high) / 2
+            let first = try head(middle)
+            let order = compare(first.name, name)
+            if order == 0 { return first.flags }
+            if order < 0 {
+                block = middle
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        guard block >= 0 else { return nil }
+        try seekBlock(block)
+        // Entries are in byte order. `matched`: how many first bytes the last entry read, which
+        // sorts before `name`, shares with it. An entry sharing more than that with the last one
+        // has the same byte there, still before `name`'s; one sharing at most that many agrees
+        // with `name` up to its shared length, and its rest decides.
+        var matched = 0
+        var previousLength = 0
+        for index in 0..<min(blockSize, count - block * blockSize) {
+            let flags = DirectoryEntry.Flags(rawValue: try r.u8())
+            _ = try r.varint()
+            let shared = try r.varint()
+            guard index == 0 ? shared == 0 : shared <= UInt64(previousLength) else {
+                throw IndexFormatError(what: "directory entry prefix")
+            }
+            let rest = try r.slice()
+            guard r.offset <= tableStart else { throw IndexFormatError(what: "directory entries overrun the block table") }
+            previousLength = Int(shared) + rest.count
+            if Int(shared) > matched { continue }
+            let tail = UnsafeRawBufferPointer(rebasing: name[Int(shared)...])
+            let common = commonPrefix(rest, tail)
+            if common == rest.count && common == tail.count { return flags }
+            let before = common == rest.count || (common < tail.count && rest[common] < tail[common])
+            guard before else { return nil }
+            matched = Int(shared) + common
+        }
+        return nil
+    }
+
+    /// Byte order of two names (or paths): negative, zero or positive.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let length = min(a.count, b.count)
+        if length > 0 {
+            let order = memcmp(a.baseAddress!, b.baseAddress!, length)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
+    }
+
+    /// How many first bytes `a` and `b` share.
+    private static func commonPrefix(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let length = min(a.count, b.count)
+        var i = 0
+        while i < length && a[i] == b[i] { i += 1 }
+        return i
+    }
+
     /// Reads entries by index, forwards inside a block and through the block table across blocks.
     struct Cursor {
         let count: Int
@@ -86,6 +179,23 @@ enum FrontCodedEntries {
             var flags = DirectoryEntry.Flags(), rank: UInt32 = 0
             while next <= index { (flags, rank) = try advance() }
             return DirectoryEntry(name: String(decoding: name, as: UTF8.self), flags: flags, rank: rank)
+        }
+
+        /// Reads every entry from the first, in order, handing `body` its name's bytes (valid
+        /// only during the call), flags and rank, without building a name; `body` returns false
+        /// to stop. Returns whether it read them all, up to the block table.
+        @discardableResult
+        mutating func forEach(_ body: (UnsafeRawBufferPointer, DirectoryEntry.Flags, UInt32) throws -> Bool) throws -> Bool {
+            if next != 0 {
+                try reader.seek(to: entriesStart)
+                next = 0
+            }
+            while next < count {
+                let (flags, rank) = try advance()
+                guard try name.withUnsafeBytes({ try body($0, flags, rank) }) else { return false }
+            }
+            guard readAllEntries else { throw IndexFormatError(what: "directory listing length") }
+            return true
         }
 
         /// Reads the entry at `next` into `name` and moves past it.

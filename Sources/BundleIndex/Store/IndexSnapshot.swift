@@ -1,25 +1,25 @@
 import Glibc
 
-/// A directory of a bundle with its key parts computed once (hash for the key, check for
-/// collision detection).
+/// A directory of a bundle with its key hash computed once (its record's stored path detects a
+/// collision).
 struct DirectoryRef: Sendable {
     let path: String
     let key: DirectoryKey
 
     var hash: UInt64 { key.hash }
-    var check: UInt32 { key.check }
 
     init(_ path: String) {
         self.path = path
-        key = DirectoryKey(hash: Hashing.directory(path), check: Hashing.directoryCheck(path))
+        key = DirectoryKey(hash: Hashing.directory(path))
     }
 }
 
-/// What a name record holds for one lookup name.
+/// What a directory holds for one lookup name (`DirectoryRecord.candidates`).
 enum NameCandidates {
     case none
-    /// The common case — one entry, named exactly like the lookup (an exact-name record).
+    /// The common case — one entry, named exactly like the lookup, and no variant of it.
     case exact(DirectoryEntry.Flags)
+    /// A name variants answer: the entries its lookup may return, the entry of that name if any.
     case several([DirectoryEntry])
 }
 
@@ -135,38 +135,43 @@ package struct IndexSnapshot {
     /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
     /// variants whose stripped name is `name` (for any target; callers filter).
     func nameCandidates(bundle: UInt64, _ dir: DirectoryRef, name: String) throws -> NameCandidates {
-        try name.withUTF8Bytes { try nameCandidates(bundle: bundle, dir.key, name: UnsafeRawBufferPointer($0)) }
-    }
-
-    /// The same, for a name spelled in bytes (the allocation-free query path).
-    func nameCandidates(bundle: UInt64, _ dir: DirectoryKey, name: UnsafeRawBufferPointer) throws -> NameCandidates {
-        let key = ResourceKey.item(bundle: bundle, directory: dir.hash, kind: .name, name)
-        return try key.withBytes { k in
-            guard let v = try txn.get(store.resources, key: k) else { return .none }
-            var r = ByteReader(v)
-            let tag = try r.u8()
-            if ExactNameRecord.isTag(tag) {
-                return try ExactNameRecord.decode(tag: tag, &r, name: name, directoryCheck: dir.check).map(NameCandidates.exact) ?? .none
+        try dir.path.withUTF8Bytes { path in
+            try name.withUTF8Bytes {
+                try nameCandidates(bundle: bundle, dir.key, path: UnsafeRawBufferPointer(path), name: UnsafeRawBufferPointer($0))
             }
-            guard tag == RecordTag.names.rawValue else { throw IndexFormatError(what: "record tag") }
-            // An `N` record always holds variants: a name alone is written as an exact-name record.
-            guard try r.u32() == dir.check else { return .none }
-            return .several(try EntryList.decode(from: &r))
         }
     }
 
-    /// Entries of `dir` whose start or end type is `type`, in byte order. Two reads when the
-    /// directory has the type: the type record holds positions in the directory record.
-    func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String) throws -> [DirectoryEntry] {
-        let typeKey = ResourceKey.item(bundle: bundle, directory: dir.hash, kind: .type, type)
-        return try typeKey.withBytes { t in
-            guard let record = try txn.get(store.resources, key: t) else { return [] }
-            return try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { d in
-                guard let listing = try txn.get(store.resources, key: d) else {
-                    throw IndexFormatError(what: "type record without its directory record")
+    /// The same, for a directory and a name spelled in bytes (the allocation-free query path):
+    /// `path` is the directory's path, which `key` was made from. One read, the directory's
+    /// record, its stored path compared with `path` (format 13: `DirectoryRecord.candidates`).
+    func nameCandidates(bundle: UInt64, _ key: DirectoryKey, path: UnsafeRawBufferPointer,
+                        name: UnsafeRawBufferPointer) throws -> NameCandidates {
+        try ResourceKey.directory(bundle: bundle, directory: key.hash).withBytes { k in
+            guard let record = try txn.get(store.resources, key: k) else { return .none }
+            return try DirectoryRecord.candidates(record, path: path, name: name) ?? .none
+        }
+    }
+
+    /// Entries of `dir` whose start or end type is `type`, in byte order (`first`: only the
+    /// first of them). One read: the directory record, its path compared with the directory's
+    /// and its listing filtered by name, no `String` built for an entry of another type (format
+    /// 13 keeps no type records).
+    func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String, first: Bool = false) throws -> [DirectoryEntry] {
+        try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { k in
+            guard let record = try txn.get(store.resources, key: k),
+                  var (_, r) = try dir.path.withUTF8Bytes({ try DirectoryRecord.open(record, path: UnsafeRawBufferPointer($0)) })
+            else { return [] }
+            var cursor = try FrontCodedEntries.Cursor(&r)
+            var out: [DirectoryEntry] = []
+            try type.withUTF8Bytes { type in
+                try cursor.forEach { name, flags, rank in
+                    guard ResourceFileName.hasType(name, UnsafeRawBufferPointer(type)) else { return true }
+                    out.append(DirectoryEntry(name: String(decoding: name, as: UTF8.self), flags: flags, rank: rank))
+                    return !first
                 }
-                return try TypeRecord.entries(record, listing: listing, path: dir.path) ?? []
             }
+            return out
         }
     }
 
@@ -292,10 +297,7 @@ package struct IndexSnapshot {
         guard database == "resources", let tag = value.first else { return "records" }
         switch tag {
         case RecordTag.directory.rawValue: return "directory listings"
-        case RecordTag.names.rawValue: return "name records (several entries)"
-        case RecordTag.types.rawValue: return "type records"
         case RecordTag.strings.rawValue: return "localized Info tables (InfoPlist.strings)"
-        case 0xE0...0xE7: return "exact-name records"
         default: return "other"
         }
     }

@@ -7,7 +7,7 @@ package final class IndexStore: @unchecked Sendable {
     /// The named databases of an index (docs/index-format.md).
     static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources", "strings"]
     /// 2: type records hold positions in the directory record instead of entries.
-    /// 3: a name record holding just its own name is the compact `E` form (ExactNameRecord).
+    /// 3: a name record holding just its own name is the compact `E` form (exact-name records).
     /// 4: 20-byte resource keys (a 32-bit bundle id).
     /// 5: exact-name records of 5 bytes (flags in the tag, no rank).
     /// 6: front-coded directory listings in blocks; type records hold entry indices.
@@ -18,7 +18,9 @@ package final class IndexStore: @unchecked Sendable {
     /// 10: a bundle record without its path (the key), its root as a length of the path.
     /// 11: directories stamped only in their directory records, not again in the bundle record.
     /// 12: well-known property-list dictionary keys stored as numbers (`InfoPlistKeys`).
-    static let formatVersion: UInt32 = 12
+    /// 13: no name, exact-name or type records: a directory record answers names and types
+    ///     from its listing, and the names variants answer from a list of them it carries.
+    static let formatVersion: UInt32 = 13
 
     let path: String
     package let environment: LMDBEnvironment

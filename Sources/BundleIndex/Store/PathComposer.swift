@@ -67,15 +67,14 @@ struct PathComposer: ~Copyable {
         return try body(UnsafeBufferPointer(rebasing: buffer[range]))
     }
 
-    /// The key parts of the directory spelled by `range` (`Hashing.directory` of the same text).
+    /// The key hash of the directory spelled by `range` (`Hashing.directory` of the same text).
     func directoryKey(_ range: Range<Int>) -> DirectoryKey {
-        let text = bytes(range)
-        return DirectoryKey(hash: Hashing.directory(text), check: Hashing.directoryCheck(text))
+        DirectoryKey(hash: Hashing.directory(bytes(range)))
     }
 }
 
-/// A directory's key hash and the check stored in its records, without its path.
+/// A directory's key hash, without its path (its record stores the path, and the reader
+/// compares it with the path it spelled).
 struct DirectoryKey: Sendable {
     let hash: UInt64
-    let check: UInt32
 }

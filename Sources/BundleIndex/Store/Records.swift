@@ -1,11 +1,8 @@
 /// Encoded forms of the index's records (docs/index-format.md). Every value starts with a tag
-/// byte so a value of the wrong kind, or a foreign file, is rejected instead of misread
-/// (exact-name records use the tags 0xE0–0xE7, see `ExactNameRecord`).
+/// byte so a value of the wrong kind, or a foreign file, is rejected instead of misread.
 enum RecordTag: UInt8 {
     case bundle = 0x42     // 'B'
     case directory = 0x44  // 'D'
-    case names = 0x4E      // 'N'
-    case types = 0x54      // 'T'
     case strings = 0x53    // 'S'
 }
 
@@ -145,139 +142,6 @@ package struct BundleRecord: Sendable, Equatable {
                                   warnings: warnings, root: root, scannedAt: scannedAt, stamps: stamps)
         record.isPartial = wanted != nil
         return record
-    }
-}
-
-/// A directory's full listing, stored under `(bundle, directory, 0)`.
-package struct DirectoryRecord {
-    package let path: String
-    package let modificationTime: UInt64
-    package let entries: [DirectoryEntry]
-
-    func encode(into w: inout ByteWriter) {
-        w.u8(RecordTag.directory.rawValue)
-        w.string(path)
-        w.u64(modificationTime)
-        FrontCodedEntries.encode(entries, into: &w)
-    }
-
-    static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
-        var r = ByteReader(buffer)
-        guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
-        let path = try r.string()
-        let mtime = try r.u64()
-        return DirectoryRecord(path: path, modificationTime: mtime, entries: try FrontCodedEntries.decodeAll(from: &r))
-    }
-}
-
-/// Name and type records: a directory check and a list of entries.
-enum EntryList {
-    static func encode(_ entries: [DirectoryEntry], into w: inout ByteWriter) {
-        w.varint(entries.count)
-        for e in entries { encode(e, into: &w) }
-    }
-
-    static func encode(_ e: DirectoryEntry, into w: inout ByteWriter) {
-        w.u8(e.flags.rawValue)
-        w.varint(UInt64(e.rank))
-        w.string(e.name)
-    }
-
-    static func decode(from r: inout ByteReader) throws -> [DirectoryEntry] {
-        let n = try r.count()
-        var out: [DirectoryEntry] = []
-        out.reserveCapacity(n)
-        for _ in 0..<n { out.append(try decodeEntry(from: &r)) }
-        return out
-    }
-
-    static func decodeEntry(from r: inout ByteReader) throws -> DirectoryEntry {
-        let flags = DirectoryEntry.Flags(rawValue: try r.u8())
-        let rank = UInt32(truncatingIfNeeded: try r.varint())
-        return DirectoryEntry(name: try r.string(), flags: flags, rank: rank)
-    }
-
-    static func encodeRecord(tag: RecordTag, directoryCheck: UInt32, _ entries: [DirectoryEntry],
-                             into w: inout ByteWriter) {
-        w.u8(tag.rawValue)
-        w.u32(directoryCheck)
-        encode(entries, into: &w)
-    }
-}
-
-/// The common name record (format 3): the directory holds an entry of exactly the record's
-/// name and no variant of it. 1.6 of every 1.7 name records of an index are of this kind, so it
-/// keeps neither the name nor the directory check (the `N` form's 14 + 4 bytes on average) nor
-/// the readdir rank (only variants competing for one name need it), just 5 bytes:
-///
-///     tag 0xE0 | flags (flags take 3 bits), check (u32)
-///
-/// where `check` is `Hashing.nameCheck` of the name, seeded with the directory's check: a
-/// lookup whose key matched by a hash collision — another name, or another directory — sees a
-/// different check (with 2^-32 odds after the 2^-64 of the key).
-enum ExactNameRecord {
-    static let tagBase: UInt8 = 0xE0
-
-    static func isTag(_ byte: UInt8) -> Bool { byte & 0xF8 == tagBase }
-
-    static func encode(_ entry: DirectoryEntry, directoryCheck: UInt32, into w: inout ByteWriter) {
-        precondition(entry.flags.rawValue < 8, "entry flags fit in 3 bits")
-        w.u8(tagBase | entry.flags.rawValue)
-        w.u32(Hashing.nameCheck(entry.name, directoryCheck: directoryCheck))
-    }
-
-    /// The entry's flags, nil when the record is not for `name` in that directory. `r` is past
-    /// the tag byte, `tag`.
-    static func decode(tag: UInt8, _ r: inout ByteReader, name: UnsafeRawBufferPointer,
-                       directoryCheck: UInt32) throws -> DirectoryEntry.Flags? {
-        guard try r.u32() == Hashing.nameCheck(name, directoryCheck: directoryCheck) else { return nil }
-        return DirectoryEntry.Flags(rawValue: tag & 0x07)
-    }
-}
-
-/// A type record (`T`): the entries of one directory whose start or end type is the type, as
-/// their indices in the directory's own record (format 6; format 2 had byte offsets, format 1
-/// copies of the entries — a second and third copy of most names). A type lookup reads the
-/// directory record as well, which also proves the directory is the one asked for.
-///
-///     tag, count (varint), first entry's index (varint),
-///     then each next index as the distance from the previous one (varint, > 0)
-enum TypeRecord {
-    /// `entries`: indices into the directory's entries, ascending.
-    static func encode(entries: some Sequence<Int>, count: Int, into w: inout ByteWriter) {
-        w.u8(RecordTag.types.rawValue)
-        w.varint(count)
-        var previous = -1
-        for index in entries {
-            w.varint(index - previous)
-            previous = index
-        }
-    }
-
-    /// The entries `record` names in `listing`, in byte order; nil when `listing` is the record
-    /// of another directory than `path` (a directory-hash collision).
-    static func entries(_ record: UnsafeRawBufferPointer, listing: UnsafeRawBufferPointer,
-                        path: String) throws -> [DirectoryEntry]? {
-        var d = ByteReader(listing)
-        guard try d.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
-        guard try d.slice().elementsEqual(path.utf8) else { return nil }
-        _ = try d.u64()
-        var cursor = try FrontCodedEntries.Cursor(&d)
-        var r = ByteReader(record)
-        guard try r.u8() == RecordTag.types.rawValue else { throw IndexFormatError(what: "type record tag") }
-        let n = try r.count()
-        var out: [DirectoryEntry] = []
-        out.reserveCapacity(n)
-        var index = -1
-        for _ in 0..<n {
-            // Strictly increasing indices inside the listing: damaged bytes cannot make the
-            // reader loop or read outside the record.
-            let step = try r.varint()
-            guard step > 0, step < UInt64(cursor.count - index) else { throw IndexFormatError(what: "type record index") }
-            index += Int(step)
-            out.append(try cursor.entry(at: index))
-        }
-        return out
     }
 }
 

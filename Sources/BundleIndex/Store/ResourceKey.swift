@@ -7,8 +7,8 @@ import CXXHash
 /// The bundle id is assigned when the bundle is written, so all records of one bundle form one key
 /// range, and all records of one directory form a sub-range: a bundle or a directory is removed
 /// or re-indexed with a cursor over its prefix, without touching anything else.
-/// Hashes are XXH3-64; every value carries a check of its directory (and exact-name records a
-/// check of the name, the others the names in full), so a reader detects a collision.
+/// Hashes are XXH3-64; a directory record holds its full path and every other value a check of
+/// its directory (and the names in full), so a reader detects a collision.
 struct ResourceKey: Hashable {
     static let size = 20
     /// Bundle ids are below 2^32 (`maximumBundleID`); the key keeps the low 32 bits.
@@ -16,11 +16,9 @@ struct ResourceKey: Hashable {
     let directory: UInt64
     let item: UInt64
 
-    /// Item kinds. The kind byte is hashed together with the name so a type called like a file
-    /// name can never share a key with it.
+    /// Item kinds, hashed together with the name (format 12 also had 'N' name and 'T' type
+    /// records; format 13 keeps those in the directory record).
     enum Kind: UInt8 {
-        case name = 0x4E    // 'N': candidates for a lookup name in one directory
-        case type = 0x54    // 'T': entries whose start or end type is this type
         case strings = 0x53 // 'S': parsed InfoPlist.strings content of one file
     }
 
@@ -99,16 +97,6 @@ package enum Hashing {
         xxh3(name, seed: UInt64(kind))
     }
 
-    /// The check an exact-name record stores (`ExactNameRecord`): the name hashed with a seed
-    /// taken from the directory's check, so a wrong name or a wrong directory both show.
-    static func nameCheck(_ name: String, directoryCheck: UInt32) -> UInt32 {
-        UInt32(truncatingIfNeeded: xxh3(name, seed: nameCheckSeed ^ UInt64(directoryCheck)))
-    }
-
-    static func nameCheck(_ name: UnsafeRawBufferPointer, directoryCheck: UInt32) -> UInt32 {
-        UInt32(truncatingIfNeeded: xxh3(name, seed: nameCheckSeed ^ UInt64(directoryCheck)))
-    }
-
     /// The table part of a `strings` key: the table file's path relative to the bundle root.
     static func table(_ path: String) -> UInt64 { xxh3(path, seed: tableSeed) }
 
@@ -139,7 +127,6 @@ package enum Hashing {
     private static let memorySeed: UInt64 = 0x6D65_6D6F_7279_0000
     private static let tableSeed: UInt64 = 0x7461_626C_6500_0000
     private static let entryCheckSeed: UInt64 = 0x656E_7472_7900_0000
-    private static let nameCheckSeed: UInt64 = 0x6E61_6D65_0000_0000
 
     private static func xxh3(_ s: String, seed: UInt64) -> UInt64 {
         s.withUTF8Bytes { xxh3(UnsafeRawBufferPointer($0), seed: seed) }

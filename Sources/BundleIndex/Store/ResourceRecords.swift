@@ -2,7 +2,7 @@
 /// key order, so the writer can append them (`MDB_APPEND`) without sorting or holding them.
 ///
 /// Key order is `[directory hash][item hash]` inside the bundle: directories are visited by
-/// hash, and the items of one directory (name, type and strings records) are sorted by hash.
+/// hash, and a directory's record (item 0) comes before its strings records, sorted by hash.
 /// One value buffer is reused for every record; a build allocates per entry only the names a
 /// variant suffix creates.
 package enum ResourceRecords {
@@ -22,14 +22,13 @@ package enum ResourceRecords {
 
     /// Calls `body` with every record of the bundle in key order. The value buffer is valid
     /// only during the call. Throws `BundleIndexError.hashCollision` when two directories, or two
-    /// items of one directory, share a hash: the index would answer wrongly for one of them.
+    /// strings files of one directory, share a hash: the index would answer wrongly for one of them.
     static func forEach(bundleID: UInt64, bundle: ScannedBundle,
                         _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
         let stringsByDirectory = Dictionary(grouping: bundle.stringsFiles, by: \.directory)
         let directories = bundle.directories.map { (hash: Hashing.directory($0.path), directory: $0) }
             .sorted { $0.hash < $1.hash }
         var value = ByteWriter(capacity: 4096)
-        var items: [Item] = []
         var previous: (hash: UInt64, path: String)?
         for (hash, dir) in directories {
             if let previous, previous.hash == hash {
@@ -40,91 +39,57 @@ package enum ResourceRecords {
             }
             previous = (hash, dir.path)
             value.removeAll()
-            DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries)
+            DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries,
+                            variantNames: variantNames(of: dir))
                 .encode(into: &value)
             try value.withBytes { try body(.directory(bundle: bundleID, directory: hash), $0) }
-
-            let strings = stringsByDirectory[dir.path] ?? []
-            collectItems(of: dir, strings: strings, into: &items)
-            try writeItems(items, bundleID: bundleID, dirHash: hash, directory: dir,
-                           strings: strings, value: &value, body)
+            try writeStrings(stringsByDirectory[dir.path] ?? [], bundleID: bundleID, dirHash: hash, directory: dir,
+                             value: &value, body)
         }
     }
 
-    /// One (item, entry) pair: entry `entry` of the directory belongs in the record of
-    /// `kind`/`name`. For strings records `entry` indexes the directory's strings files.
-    private struct Item {
-        let hash: UInt64
-        let kind: ResourceKey.Kind
-        let name: String
-        let entry: Int
-    }
-
-    private static func collectItems(of dir: ScannedDirectory, strings: [StringsFile], into items: inout [Item]) {
-        items.removeAll(keepingCapacity: true)
+    /// The names of `dir` that variants answer (format 13: kept in its directory record): for
+    /// each, in byte order, the entries a lookup of it may return — every entry that is a
+    /// variant of it for some target, and the entry of exactly that name if there is one — by
+    /// their indices in the listing. Names compare as bytes, as CF compares them
+    /// (docs/search-pattern.md, L-byte-names).
+    static func variantNames(of dir: ScannedDirectory) -> [DirectoryRecord.VariantName] {
+        var byName: [[UInt8]: [Int]] = [:]
         var names: [String] = []
         for (index, e) in dir.entries.enumerated() {
             lookupNames(of: e.name, into: &names)
-            for n in names {
-                items.append(Item(hash: ResourceKey.itemHash(kind: .name, n), kind: .name, name: n, entry: index))
-            }
-            for t in ResourceFileName.types(e.name) {
-                items.append(Item(hash: ResourceKey.itemHash(kind: .type, t), kind: .type, name: t, entry: index))
-            }
+            for stripped in names.dropFirst() { byName[Array(stripped.utf8), default: []].append(index) }
         }
-        for (index, s) in strings.enumerated() {
-            items.append(Item(hash: ResourceKey.itemHash(kind: .strings, s.name), kind: .strings, name: s.name, entry: index))
-        }
-        // Entries are in byte order, and stay so inside each record.
-        items.sort { ($0.hash, $0.kind.rawValue, $0.entry) < ($1.hash, $1.kind.rawValue, $1.entry) }
+        guard !byName.isEmpty else { return [] }
+        var indexByName: [[UInt8]: Int] = [:]
+        for (index, e) in dir.entries.enumerated() { indexByName[Array(e.name.utf8)] = index }
+        return byName.map { name, variants in
+            DirectoryRecord.VariantName(name: String(decoding: name, as: UTF8.self),
+                                        candidates: (variants + (indexByName[name].map { [$0] } ?? [])).sorted())
+        }.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
     }
 
-    /// Writes one record per run of equal hashes; a run that mixes names is a collision.
-    private static func writeItems(_ items: [Item], bundleID: UInt64, dirHash: UInt64, directory: ScannedDirectory,
-                                   strings: [StringsFile], value: inout ByteWriter,
-                                   _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Writes the strings records of one directory in key order; two files whose hashes are
+    /// equal are a collision.
+    private static func writeStrings(_ strings: [StringsFile], bundleID: UInt64, dirHash: UInt64, directory: ScannedDirectory,
+                                     value: inout ByteWriter,
+                                     _ body: (ResourceKey, UnsafeRawBufferPointer) throws -> Void) throws {
+        guard !strings.isEmpty else { return }
         let check = Hashing.directoryCheck(directory.path)
-        var start = 0
-        while start < items.count {
-            let first = items[start]
-            var end = start + 1
-            while end < items.count && items[end].hash == first.hash { end += 1 }
-            let run = items[start..<end]
-            if let other = run.first(where: { $0.kind != first.kind || $0.name != first.name }) {
-                throw BundleIndexError.hashCollision("\(first.kind.label)\(first.name) and \(other.kind.label)\(other.name) in \(directory.path)")
+        let files = strings.map { (hash: ResourceKey.itemHash(kind: .strings, $0.name), file: $0) }.sorted { $0.hash < $1.hash }
+        for (i, item) in files.enumerated() {
+            if i > 0, files[i - 1].hash == item.hash {
+                throw BundleIndexError.hashCollision("S\(files[i - 1].file.name) and S\(item.file.name) in \(directory.path)")
             }
             value.removeAll()
-            switch first.kind {
-            case .name:
-                // A name can reach one entry through several targets' suffixes: once is enough.
-                var entries: [DirectoryEntry] = []
-                entries.reserveCapacity(run.count)
-                var last = -1
-                for item in run where item.entry != last {
-                    entries.append(directory.entries[item.entry])
-                    last = item.entry
-                }
-                if entries.count == 1 && entries[0].name == first.name {
-                    ExactNameRecord.encode(entries[0], directoryCheck: check, into: &value)
-                } else {
-                    EntryList.encodeRecord(tag: .names, directoryCheck: check, entries, into: &value)
-                }
-            case .type:
-                // An entry has a type once (start and end types differ: `a.b.b` → `b.b`, `b`).
-                TypeRecord.encode(entries: run.lazy.map(\.entry), count: run.count, into: &value)
-            case .strings:
-                let file = strings[first.entry]
-                StringsRecord.encode(directoryCheck: check, name: file.name, dictionary: file.dictionary, into: &value)
-            }
-            let key = ResourceKey(bundle: bundleID, directory: dirHash, item: first.hash)
-            try value.withBytes { try body(key, $0) }
-            start = end
+            StringsRecord.encode(directoryCheck: check, name: item.file.name, dictionary: item.file.dictionary, into: &value)
+            try value.withBytes { try body(ResourceKey(bundle: bundleID, directory: dirHash, item: item.hash), $0) }
         }
     }
 
-    /// Name keys of an entry: its own name and the name with the platform/product suffix of each
-    /// known target removed (docs/search-pattern.md, "Platform and device variants"), so every
-    /// profile finds a variant with the same single read.
+    /// Lookup names of an entry: its own name and the name with the platform/product suffix of
+    /// each known target removed (docs/search-pattern.md, "Platform and device variants"), so
+    /// every profile finds a variant among the directory record's variant names.
     /// Distinct names, the entry's own first.
     static func lookupNames(of name: String, into names: inout [String]) {
         names.removeAll(keepingCapacity: true)
@@ -134,9 +99,4 @@ package enum ResourceRecords {
             if let stripped = target.analyse(name).stripped, !names.contains(stripped) { names.append(stripped) }
         }
     }
-}
-
-extension ResourceKey.Kind {
-    /// How collision messages name an item of this kind (`Nlogo.png`, `Tpng`).
-    var label: String { String(UnicodeScalar(rawValue)) }
 }

@@ -1,0 +1,152 @@
+/// A directory's record, stored under `(bundle, directory, 0)`: its path, its time and its
+/// listing, which answers every lookup in the directory with this one read (format 13):
+///
+///     tag 'D', flags u8 (1: variant names follow), path, modification time u64 (ns),
+///     [variant names: their byte length (varint), count (varint), per name in byte order the
+///      name (varint length + UTF-8), its candidates' count and their indices in the listing
+///      (varint each, increasing), then where each name starts, counted from the first, u32
+///      each (a binary search reaches any name)],
+///     the listing (`FrontCodedEntries`)
+///
+/// A name that only the entry of exactly that name answers is found in the listing
+/// (`FrontCodedEntries.flags(of:in:)`). A name that variants answer (`logo.png` for
+/// `logo-linux.png`, `icon~ipad.png`; docs/search-pattern.md, "Platform and device variants")
+/// is listed among the variant names with every entry a lookup of it may return, for every
+/// target CF knows; the query picks among them (`ResourceSearch.choose`).
+package struct DirectoryRecord {
+    package let path: String
+    package let modificationTime: UInt64
+    package let entries: [DirectoryEntry]
+    /// Names that variants answer, in byte order, with the indices in `entries` of the entries
+    /// a lookup of the name may return (ascending): the variants and the entry of that name.
+    package let variantNames: [VariantName]
+
+    package struct VariantName: Equatable {
+        package let name: String
+        package let candidates: [Int]
+    }
+
+    /// The flag bit saying variant names follow the time.
+    static let hasVariantNames: UInt8 = 1
+
+    func encode(into w: inout ByteWriter) {
+        w.u8(RecordTag.directory.rawValue)
+        w.u8(variantNames.isEmpty ? 0 : Self.hasVariantNames)
+        w.string(path)
+        w.u64(modificationTime)
+        if !variantNames.isEmpty {
+            // Length first: a lookup of a plain name steps over the section in one move.
+            var section = ByteWriter(capacity: 64)
+            section.varint(variantNames.count)
+            let first = section.count
+            var starts: [UInt32] = []
+            starts.reserveCapacity(variantNames.count)
+            for v in variantNames {
+                starts.append(UInt32(section.count - first))
+                section.string(v.name)
+                section.varint(v.candidates.count)
+                for index in v.candidates { section.varint(index) }
+            }
+            for start in starts { section.u32(start) }
+            w.string(utf8: section.bytes)
+        }
+        FrontCodedEntries.encode(entries, into: &w)
+    }
+
+    static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
+        var r = ByteReader(buffer)
+        let flags = try readHead(&r)
+        let path = try r.string()
+        let mtime = try r.u64()
+        var variants: [VariantName] = []
+        if flags & hasVariantNames != 0 {
+            var section = ByteReader(try r.slice())
+            let count = try section.count()
+            for _ in 0..<count {
+                let name = try section.string()
+                var candidates: [Int] = []
+                for _ in 0..<(try section.count()) { candidates.append(Int(clamping: try section.varint())) }
+                variants.append(VariantName(name: name, candidates: candidates))
+            }
+            // The start table follows the names exactly.
+            guard section.length - section.offset == 4 * count else { throw IndexFormatError(what: "variant names length") }
+        }
+        let entries = try FrontCodedEntries.decodeAll(from: &r)
+        guard variants.allSatisfy({ $0.candidates.allSatisfy { $0 < entries.count } }) else {
+            throw IndexFormatError(what: "variant candidate index")
+        }
+        return DirectoryRecord(path: path, modificationTime: mtime, entries: entries, variantNames: variants)
+    }
+
+    /// Reads the tag and the flags byte; throws when the value is not a directory record.
+    private static func readHead(_ r: inout ByteReader) throws -> UInt8 {
+        guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
+        let flags = try r.u8()
+        guard flags & ~hasVariantNames == 0 else { throw IndexFormatError(what: "directory record flags") }
+        return flags
+    }
+
+    /// The variant names (nil when there are none) and a reader at the listing's count of the
+    /// record at `buffer`, when it is the record of the directory `path`; nil when it is
+    /// another directory's (a hash collision: the full path is compared).
+    static func open(_ buffer: UnsafeRawBufferPointer,
+                     path: UnsafeRawBufferPointer) throws -> (variantNames: UnsafeRawBufferPointer?, listing: ByteReader)? {
+        var r = ByteReader(buffer)
+        let flags = try readHead(&r)
+        guard FrontCodedEntries.compare(try r.slice(), path) == 0 else { return nil }
+        _ = try r.u64()
+        let variants = flags & hasVariantNames != 0 ? try r.slice() : nil
+        return (variants, r)
+    }
+
+    /// What the record at `buffer` holds for a lookup of `name`, nil when it is the record of
+    /// another directory than `path`: the candidates of a variant name, else the entry of
+    /// exactly that name from the listing. Reads the path, the variant names when there are
+    /// any, then one block head per step of a binary search and at most one block of entries;
+    /// builds no `String` unless variants answer.
+    static func candidates(_ buffer: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer,
+                           name: UnsafeRawBufferPointer) throws -> NameCandidates? {
+        guard let (variants, listing) = try open(buffer, path: path) else { return nil }
+        var r = listing
+        if let variants, let indices = try candidateIndices(variants, name: name) {
+            var cursor = try FrontCodedEntries.Cursor(&r)
+            return .several(try indices.map { try cursor.entry(at: $0) })
+        }
+        return try FrontCodedEntries.flags(of: name, in: &r).map(NameCandidates.exact) ?? NameCandidates.none
+    }
+
+    /// The candidate indices the variant names list for `name`, nil when it is not one of them:
+    /// a binary search over the start table (the names are in byte order).
+    private static func candidateIndices(_ section: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer) throws -> [Int]? {
+        var r = ByteReader(section)
+        let count = try r.count()
+        let first = r.offset
+        let table = r.length - 4 * count
+        guard table >= first else { throw IndexFormatError(what: "variant names start table") }
+        var low = 0, high = count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            try r.seek(to: table + 4 * middle)
+            let start = Int(try r.u32())
+            guard start < table - first else { throw IndexFormatError(what: "variant name start") }
+            try r.seek(to: first + start)
+            let order = FrontCodedEntries.compare(try r.slice(), name)
+            if order < 0 {
+                low = middle + 1
+            } else if order > 0 {
+                high = middle - 1
+            } else {
+                let n = try r.count()
+                var out: [Int] = []
+                out.reserveCapacity(n)
+                for _ in 0..<n {
+                    let index = Int(clamping: try r.varint())
+                    guard index > (out.last ?? -1), r.offset <= table else { throw IndexFormatError(what: "variant candidate index") }
+                    out.append(index)
+                }
+                return out
+            }
+        }
+        return nil
+    }
+}
