@@ -116,9 +116,10 @@ final class ScanPipeline: @unchecked Sendable {
     }
 
     /// Walking thread: a scanned bundle waits while those waiting are `capacity` or hold
-    /// `entriesAhead` entries (an unchanged one never waits: it holds nothing). Each wake-up of the writer costs two
-    /// context switches, and an unchanged bundle gives it almost nothing to do, so it is woken
-    /// for a scanned bundle and otherwise once per `unchangedBatch` items (and at the end).
+    /// `entriesAhead` entries (an unchanged one never waits: it holds nothing). Each wake-up of
+    /// the writer costs two context switches, and an unchanged bundle gives it almost nothing to
+    /// do, so it is woken for a scanned bundle and otherwise once per `unchangedBatch` items (and
+    /// at the end).
     private func hand(_ item: Item) throws {
         condition.lock()
         defer { condition.unlock() }

@@ -32,16 +32,11 @@ enum PropertyListReader {
     /// dictionary, so a 50 MB one cost every query's memory and time.
     static let sizeLimit = 1 << 20
 
-    /// With `gnustep`, a text Foundation cannot parse is read with GNUstep's grammar, typed
-    /// values included (`GNUstepPropertyList`): for `Info-gnustep.plist`, which only GNUstep's
-    /// `NSBundle` reads.
-    static func dictionary(atPath path: String, gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
-        stampedDictionary(atPath: path, gnustep: gnustep).result
-    }
-
-    /// `dictionary(atPath:gnustep:)` and the modification time of the bytes it read (from the
-    /// `fstat` of the read itself, so a file changed after the read is not stamped with its
-    /// new time; 0 when there is no such file).
+    /// The dictionary in the file at `path`, and the modification time of the bytes read (from
+    /// the `fstat` of the read itself, so a file changed after the read is not stamped with its
+    /// new time; 0 when there is no such file). With `gnustep`, a text Foundation cannot parse
+    /// is read with GNUstep's grammar, typed values included (`GNUstepPropertyList`): for
+    /// `Info-gnustep.plist`, which only GNUstep's `NSBundle` reads.
     static func stampedDictionary(atPath path: String, gnustep: Bool = false)
         -> (result: Result<[String: PropertyListValue], Failure>, modificationTime: UInt64) {
         let read = FileSystem.readFileStamped(path, limit: sizeLimit)
