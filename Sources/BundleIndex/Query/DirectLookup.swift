@@ -71,8 +71,8 @@ enum DirectLookup {
         }
     }
 
-    /// Walks the search steps, one directory-record read per step that may exist (and the name
-    /// record in a directory with variant names), and calls `body` with the first hit.
+    /// Walks the search steps, one directory-record read per step that may exist (variant
+    /// names included: the record lists them), and calls `body` with the first hit.
     /// The query must be one `accepts` takes.
     ///
     /// With `.localization(L)`, CF first searches the whole list and keeps a global hit, or a

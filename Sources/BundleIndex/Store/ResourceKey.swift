@@ -31,10 +31,6 @@ struct ResourceKey: Hashable {
         ResourceKey(bundle: bundle, directory: directory, item: itemHash(kind: kind, name))
     }
 
-    static func item(bundle: UInt64, directory: UInt64, kind: Kind, _ name: UnsafeRawBufferPointer) -> ResourceKey {
-        ResourceKey(bundle: bundle, directory: directory, item: nonZero(Hashing.item(kind: kind.rawValue, name)))
-    }
-
     /// The item part of an item's key.
     static func itemHash(kind: Kind, _ name: String) -> UInt64 {
         nonZero(Hashing.item(kind: kind.rawValue, name))
@@ -85,15 +81,7 @@ package enum Hashing {
         UInt32(truncatingIfNeeded: xxh3(path, seed: checkSeed))
     }
 
-    static func directoryCheck(_ path: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(truncatingIfNeeded: xxh3(path, seed: checkSeed))
-    }
-
     static func item(kind: UInt8, _ name: String) -> UInt64 {
-        xxh3(name, seed: UInt64(kind))
-    }
-
-    static func item(kind: UInt8, _ name: UnsafeRawBufferPointer) -> UInt64 {
         xxh3(name, seed: UInt64(kind))
     }
 

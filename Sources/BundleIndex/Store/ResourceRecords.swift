@@ -66,7 +66,7 @@ package enum ResourceRecords {
         return byName.map { name, variants in
             DirectoryRecord.VariantName(name: String(decoding: name, as: UTF8.self),
                                         candidates: (variants + (indexByName[name].map { [$0] } ?? [])).sorted())
-        }.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        }.sorted { byteOrder($0.name, $1.name) }
     }
 
     /// Writes the strings records of one directory in key order; two files whose hashes are
