@@ -449,6 +449,42 @@ struct StoreTests {
         }
     }
 
+    @Test("format 14: a directory record's key is 12 bytes, a strings record's 20 beginning with it; a listing of at most 16 entries has no block table")
+    func format14Layout() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]), "A.app/a.txt": "", "A.app/Sub/b.txt": "",
+            "A.app/en.lproj/InfoPlist.strings": "CFBundleName = \"A\";", "A.app/en.lproj/c.txt": "",
+        ])
+        try f.build()
+        let store = try IndexStore.openForWriting(path: f.indexPath)
+        let id = try #require(try store.read { try $0.bundle(path: f.root + "/A.app") }).id
+        var keys: [[UInt8]] = []
+        try store.read { snapshot in
+            try snapshot.forEachResourceRecord(bundle: id) { key, value in
+                keys.append(Array(key))
+                #expect(value.first == (key.count == 12 ? RecordTag.directory : RecordTag.strings).rawValue)
+                return true
+            }
+        }
+        // The root, Sub and en.lproj, and en.lproj's InfoPlist.strings right after its directory.
+        #expect(keys.map(\.count).sorted() == [12, 12, 12, 20])
+        let strings = try #require(keys.firstIndex { $0.count == 20 })
+        #expect(keys[strings - 1] == Array(keys[strings].prefix(12)))
+        #expect(ResourceKey.directory(bundle: id, directory: DirectoryRef("en.lproj").hash).bytes == keys[strings - 1])
+        #expect(keys.allSatisfy { key in key.withUnsafeBytes { ResourceKey.isDirectoryRecord($0) } == (key.count == 12) })
+
+        // The block table holds the offsets of the blocks after the first: a 17th entry costs
+        // its own bytes (flags, rank, shared 0, length, "q117") and one u32, a 16th only its own
+        // (flags, rank, shared 3, length, "6").
+        func listingBytes(_ count: Int) -> Int {
+            var w = ByteWriter()
+            FrontCodedEntries.encode((1...count).map { DirectoryEntry(name: "q\($0 + 100)", flags: [], rank: UInt32($0)) }, into: &w)
+            return w.count
+        }
+        #expect(listingBytes(17) - listingBytes(16) == 8 + 4)
+        #expect(listingBytes(16) - listingBytes(15) == 5)
+    }
+
     @Test("storageUse: every database's entries and bytes, the resources and strings databases by kind of record")
     func storageUse() throws {
         let fixture = try BundleFixture([

@@ -8,10 +8,34 @@ import Glibc
 ///     count varint
 ///     per entry: flags u8, readdir rank varint, shared prefix length varint,
 ///                the rest of the name (varint length + bytes)
-///     after the entries: where each block's first entry starts, counted from the first
-///                entry, u32 each (⌈count / blockSize⌉ of them, up to the end of the record)
+///     after the entries: where each block but the first starts, counted from the first
+///                entry, u32 each (⌈count / blockSize⌉ − 1 of them, up to the end of the record)
+///
+/// The first block starts at offset 0, so its offset is not stored (format 14: most directories
+/// hold fewer than `blockSize` entries, and their records had a table of one 0).
 enum FrontCodedEntries {
     static let blockSize = 16
+
+    /// Where the block table of a listing of `count` entries starts, in a buffer of `length`
+    /// bytes whose entries start at `entriesStart`.
+    private static func blockTableStart(count: Int, entriesStart: Int, length: Int) throws -> Int {
+        let blocks = (count + blockSize - 1) / blockSize
+        let tableStart = length - 4 * max(blocks - 1, 0)
+        guard tableStart >= entriesStart else { throw IndexFormatError(what: "directory listing block table") }
+        return tableStart
+    }
+
+    /// Moves `r` to the first entry of block `block`: offset 0 for the first, else the offset
+    /// the block table holds.
+    private static func seekBlock(_ block: Int, in r: inout ByteReader, entriesStart: Int, tableStart: Int) throws {
+        var offset = 0
+        if block > 0 {
+            try r.seek(to: tableStart + 4 * (block - 1))
+            offset = Int(try r.u32())
+            guard offset < tableStart - entriesStart else { throw IndexFormatError(what: "directory block offset") }
+        }
+        try r.seek(to: entriesStart + offset)
+    }
 
     static func encode(_ entries: [DirectoryEntry], into w: inout ByteWriter) {
         w.varint(entries.count)
@@ -23,7 +47,7 @@ enum FrontCodedEntries {
             e.name.withUTF8Bytes { name in
                 var shared = 0
                 if index % blockSize == 0 {
-                    blockStarts.append(UInt32(w.count - start))
+                    if index > 0 { blockStarts.append(UInt32(w.count - start)) }
                 } else {
                     let limit = min(previous.count, name.count)
                     while shared < limit && previous[shared] == name[shared] { shared += 1 }
@@ -60,14 +84,9 @@ enum FrontCodedEntries {
         let count = try r.count()
         let entriesStart = r.offset
         let blocks = (count + blockSize - 1) / blockSize
-        let tableStart = r.length - 4 * blocks
-        guard tableStart >= entriesStart else { throw IndexFormatError(what: "directory listing block table") }
-        /// Moves `r` to block `block`'s first entry.
+        let tableStart = try blockTableStart(count: count, entriesStart: entriesStart, length: r.length)
         func seekBlock(_ block: Int) throws {
-            try r.seek(to: tableStart + 4 * block)
-            let offset = Int(try r.u32())
-            guard offset < tableStart - entriesStart else { throw IndexFormatError(what: "directory block offset") }
-            try r.seek(to: entriesStart + offset)
+            try FrontCodedEntries.seekBlock(block, in: &r, entriesStart: entriesStart, tableStart: tableStart)
         }
         /// The first entry of block `block` (shared prefix 0): its name and flags.
         func head(_ block: Int) throws -> (name: UnsafeRawBufferPointer, flags: DirectoryEntry.Flags) {
@@ -155,9 +174,7 @@ enum FrontCodedEntries {
         init(_ r: inout ByteReader) throws {
             count = try r.count()
             entriesStart = r.offset
-            let blocks = (count + FrontCodedEntries.blockSize - 1) / FrontCodedEntries.blockSize
-            tableStart = r.length - 4 * blocks
-            guard tableStart >= entriesStart else { throw IndexFormatError(what: "directory listing block table") }
+            tableStart = try FrontCodedEntries.blockTableStart(count: count, entriesStart: entriesStart, length: r.length)
             reader = r
         }
 
@@ -170,10 +187,7 @@ enum FrontCodedEntries {
             // Entries lie one after the other, so reading on reaches any later entry; a jump
             // through the block table serves going back and skipping whole blocks.
             if index < next || block > next / FrontCodedEntries.blockSize {
-                try reader.seek(to: tableStart + 4 * block)
-                let offset = Int(try reader.u32())
-                guard offset < tableStart - entriesStart else { throw IndexFormatError(what: "directory block offset") }
-                try reader.seek(to: entriesStart + offset)
+                try FrontCodedEntries.seekBlock(block, in: &reader, entriesStart: entriesStart, tableStart: tableStart)
                 next = block * FrontCodedEntries.blockSize
             }
             var flags = DirectoryEntry.Flags(), rank: UInt32 = 0

@@ -20,7 +20,9 @@ package final class IndexStore: @unchecked Sendable {
     /// 12: well-known property-list dictionary keys stored as numbers (`InfoPlistKeys`).
     /// 13: no name, exact-name or type records: a directory record answers names and types
     ///     from its listing, and the names variants answer from a list of them it carries.
-    static let formatVersion: UInt32 = 13
+    /// 14: a directory record's key is 12 bytes (no item hash of 0), its listing's block table
+    ///     leaves out the first block's offset (always 0), a bundle record's scan time is a varint.
+    static let formatVersion: UInt32 = 14
 
     let path: String
     package let environment: LMDBEnvironment

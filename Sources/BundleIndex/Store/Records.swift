@@ -72,7 +72,7 @@ package struct BundleRecord: Sendable, Equatable {
             w.varint(0)
             w.string(root)
         }
-        w.u64(scannedAt)
+        w.varint(scannedAt)
         w.varint(stamps.count)
         for st in stamps {
             w.string(st.path)
@@ -131,7 +131,7 @@ package struct BundleRecord: Sendable, Equatable {
         } else {
             throw IndexFormatError(what: "bundle root longer than its path")
         }
-        let scannedAt = try r.u64()
+        let scannedAt = try r.varint()
         var stamps: [FileStamp] = []
         if stampsWanted ?? (wanted == nil) {
             for _ in 0..<(try r.count()) {

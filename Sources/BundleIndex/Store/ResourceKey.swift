@@ -1,16 +1,20 @@
 import CXXHash
 
-/// Keys of the `resources` database (docs/index-format.md), 20 bytes since format 4:
+/// Keys of the `resources` database (docs/index-format.md):
 ///
-///     [bundle id: u32 BE][directory hash: u64 BE][item hash: u64 BE]
+///     directory record   [bundle id: u32 BE][directory hash: u64 BE]                     12 bytes
+///     item record        [bundle id: u32 BE][directory hash: u64 BE][item hash: u64 BE]  20 bytes
 ///
 /// The bundle id is assigned when the bundle is written, so all records of one bundle form one key
-/// range, and all records of one directory form a sub-range: a bundle or a directory is removed
-/// or re-indexed with a cursor over its prefix, without touching anything else.
+/// range, and all records of one directory form a sub-range, the directory record first (LMDB
+/// puts a key before the longer keys it begins): a bundle or a directory is removed or
+/// re-indexed with a cursor over its prefix, without touching anything else. Format 14 dropped
+/// the directory record's item hash, always 0 (8 bytes of every key of nearly every record).
 /// Hashes are XXH3-64; a directory record holds its full path and every other value a check of
 /// its directory (and the names in full), so a reader detects a collision.
 struct ResourceKey: Hashable {
-    static let size = 20
+    /// The length of a directory record's key.
+    static let directorySize = 12
     /// Bundle ids are below 2^32 (`maximumBundleID`); the key keeps the low 32 bits.
     let bundle: UInt64
     let directory: UInt64
@@ -44,29 +48,26 @@ struct ResourceKey: Hashable {
 
     var bytes: [UInt8] { withBytes { Array($0) } }
 
-    /// Calls `body` with the key's bytes on the stack (no allocation on the query path): five
-    /// big-endian u32 words, a tuple without padding.
+    /// Calls `body` with the key's bytes on the stack (no allocation on the query path): up to
+    /// five big-endian u32 words, a tuple without padding, of which a directory record's key
+    /// is the first three.
     @inline(__always)
     func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         var words = (UInt32(truncatingIfNeeded: bundle).bigEndian,
                      UInt32(truncatingIfNeeded: directory >> 32).bigEndian, UInt32(truncatingIfNeeded: directory).bigEndian,
                      UInt32(truncatingIfNeeded: item >> 32).bigEndian, UInt32(truncatingIfNeeded: item).bigEndian)
-        return try withUnsafeBytes(of: &words) { try body($0) }
+        let count = item == 0 ? Self.directorySize : MemoryLayout.size(ofValue: words)
+        return try withUnsafeBytes(of: &words) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 
-    /// True for the key of a directory record (item hash 0, see `directory(bundle:directory:)`).
+    /// True for the key of a directory record (see `directory(bundle:directory:)`).
     static func isDirectoryRecord(_ key: UnsafeRawBufferPointer) -> Bool {
-        key.count == size && key[12...].allSatisfy { $0 == 0 }
+        key.count == directorySize
     }
 
     /// The key prefix of every record of a bundle.
     static func bundlePrefix(_ bundle: UInt64) -> [UInt8] {
         Array(ResourceKey(bundle: bundle, directory: 0, item: 0).bytes.prefix(4))
-    }
-
-    /// The key prefix of every record of one directory of a bundle.
-    static func directoryPrefix(bundle: UInt64, directory: UInt64) -> [UInt8] {
-        Array(ResourceKey(bundle: bundle, directory: directory, item: 0).bytes.prefix(12))
     }
 }
 

@@ -2,7 +2,7 @@
 /// key order, so the writer can append them (`MDB_APPEND`) without sorting or holding them.
 ///
 /// Key order is `[directory hash][item hash]` inside the bundle: directories are visited by
-/// hash, and a directory's record (item 0) comes before its strings records, sorted by hash.
+/// hash, and a directory's record (the 12-byte key) comes before its strings records, sorted by hash.
 /// One value buffer is reused for every record; a build allocates per entry only the names a
 /// variant suffix creates.
 package enum ResourceRecords {
