@@ -9,6 +9,8 @@
 //           of other memory written (evicts CPU caches and TLB), then every lookup timed
 //   api-loop  the same through `path(forResource:…)`, each round on bundles opened anew (perf)
 //   loop    the top-folder search-list lookups through `pathReadingIndex` 300 times, untimed (perf)
+//   open-loop  the bundles opened 300 times more, each round through a new reader, untimed (perf)
+//   touched    as engine, every page of the index read first (`storageUse`): opens without faults
 // Each line: cell, lookups, mean and p50 ns, records read per lookup, minor faults per lookup.
 import BenchSupport
 @_spi(Engine) import BundleIndex
@@ -33,6 +35,7 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
         .filter { $0.operation == .path }
     var bundles: [String: IndexedBundle] = [:]
     var openTimes: [UInt64] = []
+    if mode == "touched" { _ = try reader.storageUse() }
     let openFaults = minorFaults()
     for path in Set(cases.map(\.bundle)).sorted() {
         let t0 = nanoseconds()
@@ -42,6 +45,17 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
     print(String(format: "%-58@ %4d  mean %6.0f  p50 %6d  faults %.2f", "open by path" as NSString, openTimes.count,
                  Double(openTimes.reduce(0, +)) / Double(openTimes.count), openTimes.sorted()[openTimes.count / 2],
                  Double(minorFaults() - openFaults) / Double(openTimes.count)))
+    if mode == "open-loop" {
+        // For perf record: the same bundles opened again and again, each round through a new
+        // reader (an empty table of opened bundles) on the same environment: pages mapped.
+        let paths = bundles.keys.sorted()
+        for _ in 0..<300 {
+            let again = try IndexReader(path: reader.path)
+            for path in paths where try again.bundle(atPath: path, context: .foundationLinux) == nil { print("lost \(path)") }
+        }
+        print("\(paths.count * 300) opens")
+        return
+    }
     let asked = cases.filter { bundles[$0.bundle] != nil }
     func ask(_ c: ShapeCase, cached: Bool) throws -> Int {
         let b = bundles[c.bundle]!
