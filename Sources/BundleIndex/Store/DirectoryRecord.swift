@@ -1,5 +1,6 @@
-/// A directory's record, stored under `(bundle, directory, 0)`: its path, its time and its
-/// listing, which answers every lookup in the directory with this one read (format 13):
+/// A directory's record, stored under the 12-byte key `[bundle][directory]` (format 14): its
+/// path, its time and its listing, which answers every lookup in the directory with this one
+/// read (format 13):
 ///
 ///     tag 'D', flags u8 (1: variant names follow), path, modification time u64 (ns),
 ///     [variant names: their byte length (varint), count (varint), per name in byte order the
