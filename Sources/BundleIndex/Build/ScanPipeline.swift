@@ -67,6 +67,9 @@ final class ScanPipeline: @unchecked Sendable {
         walking.start()
         // What the tables read here have to say: the walk's report was made without them.
         var tableWarnings: [String] = []
+        // A table reached through a link and again where it lies is read once (Debian's
+        // GNUstep applications: 570 table reads for 408 files in the real corpus ×1).
+        var tablesRead = StringsTablesRead()
         do {
             while let items = try pipeline.next() {
                 for item in items {
@@ -76,7 +79,7 @@ final class ScanPipeline: @unchecked Sendable {
                     guard case .scanned(var bundle) = item else { try consume(item); continue }
                     var warnings: [String] = []
                     bundle.tables = BundleScanner.readStringsTables(bundlePath: bundle.path, directories: bundle.directories,
-                                                                    warnings: &warnings)
+                                                                    warnings: &warnings, reads: &tablesRead)
                     bundle.warnings += warnings
                     tableWarnings += warnings
                     try consume(.scanned(bundle))

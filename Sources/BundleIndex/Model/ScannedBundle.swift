@@ -72,11 +72,15 @@ package struct ScannedDirectory {
     package let path: String
     package let entries: [DirectoryEntry]
     package let modificationTime: UInt64
+    /// The directory's real path when the scan knew it (links resolved): a build reads a
+    /// strings table reached twice through links once (`StringsTablesRead`). Not stored.
+    package let realPath: String?
 
-    package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64) {
+    package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64, realPath: String? = nil) {
         self.path = path
         self.entries = entries
         self.modificationTime = modificationTime
+        self.realPath = realPath
     }
 }
 

@@ -78,7 +78,9 @@ struct BundleScanner {
         let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
         let strings = readStringsFiles(layout: layout, byPath: byPath)
         // Tables carry their own modification times (kept in their table records, not here).
-        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories, warnings: &warnings) : []
+        var reads = StringsTablesRead.none
+        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories,
+                                                                 warnings: &warnings, reads: &reads) : []
         let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
             + strings.map { PathText.join($0.directory, $0.name) }
         let fileStamps = layoutStamps(layout: layout, byPath: byPath)
@@ -163,7 +165,7 @@ struct BundleScanner {
             let lexical = relative.isEmpty ? bundleReal : (bundleReal == "/" ? "" : bundleReal) + "/" + relative
             if real != lexical { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
-            out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime))
+            out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime, realPath: real))
             let nextChain = chain + [real]
             for entry in entries.reversed() where entry.isTraversable {
                 let child = PathText.join(relative, entry.name)
@@ -259,12 +261,15 @@ struct BundleScanner {
     /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
     /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
     /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
-    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String]) -> [StringsTable] {
+    /// `reads`: tables read before in this build, by real path (`StringsTablesRead`).
+    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String],
+                                  reads: inout StringsTablesRead) -> [StringsTable] {
         var out: [StringsTable] = []
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
+                let real = d.realPath.map { ($0 == "/" ? "" : $0) + "/" + e.name }
                 out.append(StringsTableReader.read(bundlePath: bundlePath, relativePath: PathText.join(d.path, e.name),
-                                                   warnings: &warnings))
+                                                   realPath: real, warnings: &warnings, reads: &reads))
             }
         }
         return out
