@@ -77,11 +77,7 @@ final class ScanPipeline: @unchecked Sendable {
                     // spare while the walking thread lists directories (docs/scanning.md,
                     // "Reading strings tables").
                     guard case .scanned(var bundle) = item else { try consume(item); continue }
-                    var warnings: [String] = []
-                    bundle.tables = BundleScanner.readStringsTables(bundlePath: bundle.path, directories: bundle.directories,
-                                                                    warnings: &warnings, reads: &tablesRead)
-                    bundle.warnings += warnings
-                    tableWarnings += warnings
+                    tableWarnings += BundleScanner.readFiles(of: &bundle, reads: &tablesRead)
                     try consume(.scanned(bundle))
                 }
             }
@@ -98,7 +94,7 @@ final class ScanPipeline: @unchecked Sendable {
         let result = Result {
             var walker = TreeWalker()
             walker.declaredBundles = declaredBundles
-            walker.readsStringsTables = false
+            walker.readsFiles = false
             guard let index else { return try walker.walk(root: root) { try self.hand(.scanned($0)) } }
             return try index.read { snapshot in
                 let unchanged = UnchangedBundles(snapshot: snapshot, root: root)

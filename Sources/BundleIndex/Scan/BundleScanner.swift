@@ -16,9 +16,10 @@ struct BundleScanner {
     /// Listings already read by the tree walker, by absolute path.
     var listingCache: [String: DirectoryListing] = [:]
     private(set) var warnings: [String] = []
-    /// False: the scan leaves `tables` empty, for `readStringsTables` to fill on another
+    /// False: the scan reads no file but the listings — it leaves `tables` empty and the
+    /// property-list files named in `propertyListsToRead`, for `readFiles` to fill on another
     /// thread (`ScanPipeline`).
-    var readsStringsTables = true
+    var readsFiles = true
     /// Absolute paths of directories that could not be listed (the walker skips them).
     private(set) var unreadable: Set<String> = []
     var unreadableDirectories: Int { unreadable.count }
@@ -37,9 +38,6 @@ struct BundleScanner {
     /// directory, read once. The tree walker lends its own (listings earlier scans read through
     /// links) and takes back what this scan adds.
     var byRealPath: [String: DirectoryListing] = [:]
-    /// The modification time of each Info.plist and `InfoPlist*.strings` file parsed, by path
-    /// relative to the bundle, as the read saw it: the file's stamp.
-    private var readTimes: [String: UInt64] = [:]
 
     static let maxDirectoriesPerBundle = 500_000
     /// How many directories of one bundle may be reached again through symbolic links (a real
@@ -75,20 +73,41 @@ struct BundleScanner {
             return String(e.name.dropLast(6))
         }
 
-        let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
-        let strings = readStringsFiles(layout: layout, byPath: byPath)
+        let toRead = PropertyListFilesToRead(infoPlistDirectory: layout.infoPlistDirectory,
+                                             infoPlists: infoPlistNames(layout: layout, byPath: byPath),
+                                             stringsFiles: stringsFileNames(layout: layout, byPath: byPath))
+        var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: lprojs,
+                                   directories: directories, stringsFiles: [], tables: [], warnings: warnings,
+                                   fileStamps: layoutStamps(layout: layout, byPath: byPath), unreadable: unreadable.sorted(by: byteOrder),
+                                   outsideTargets: outsideTargets)
+        bundle.propertyListsToRead = toRead
+        if readsFiles {
+            var reads = StringsTablesRead.none
+            _ = Self.readFiles(of: &bundle, reads: &reads)
+        }
+        return bundle
+    }
+
+    /// Reads the files a scan named (`propertyListsToRead`, then the strings tables) into the
+    /// bundle, after the warnings of its walk; returns the warnings the files gave.
+    /// `reads`: tables read before in this build, by real path (`StringsTablesRead`).
+    static func readFiles(of bundle: inout ScannedBundle, reads: inout StringsTablesRead) -> [String] {
+        var warnings: [String] = []
+        if let files = bundle.propertyListsToRead {
+            var readTimes: [String: UInt64] = [:]
+            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, files, readTimes: &readTimes, warnings: &warnings)
+            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes)
+            let parsed = bundle.infoPlists.map { PathText.join(files.infoPlistDirectory, $0.name) }
+                + bundle.stringsFiles.map { PathText.join($0.directory, $0.name) }
+            bundle.fileStamps += parsed.map {
+                FileStamp(path: $0, modificationTime: readTimes[$0] ?? FileSystem.modificationTime(bundle.path + "/" + $0))
+            }
+            bundle.propertyListsToRead = nil
+        }
         // Tables carry their own modification times (kept in their table records, not here).
-        var reads = StringsTablesRead.none
-        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories,
-                                                                 warnings: &warnings, reads: &reads) : []
-        let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
-            + strings.map { PathText.join($0.directory, $0.name) }
-        let fileStamps = layoutStamps(layout: layout, byPath: byPath)
-            + parsed.map { FileStamp(path: $0, modificationTime: readTimes[$0] ?? FileSystem.modificationTime(bundlePath + "/" + $0)) }
-        return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
-                             directories: directories, stringsFiles: strings, tables: tables, warnings: warnings,
-                             fileStamps: fileStamps, unreadable: unreadable.sorted(by: byteOrder),
-                             outsideTargets: outsideTargets)
+        bundle.tables = readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: &reads)
+        bundle.warnings += warnings
+        return warnings
     }
 
     /// The bundle root and the Info.plist directory when they lie outside the indexed tree
@@ -227,7 +246,9 @@ struct BundleScanner {
     static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
                                               "info-gnustep.plist"]
 
-    private mutating func readInfoPlists(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [InfoPlistFile] {
+    /// The names in the Info.plist directory that may be an Info.plist (listing that directory
+    /// when the walk of the tree did not).
+    private mutating func infoPlistNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [String] {
         if layout == .flat && Self.isInnards(bundlePath) { return [] }
         let dir = layout.infoPlistDirectory
         let entries: [DirectoryEntry]
@@ -238,16 +259,23 @@ struct BundleScanner {
         } else {
             return []
         }
+        return entries.filter { !$0.isDirectory && Self.infoPlistNames.contains($0.name.lowercased()) }.map(\.name)
+    }
+
+    /// The Info.plist files named, parsed; `readTimes` gets the modification time each read saw,
+    /// by path relative to the bundle (the file's stamp).
+    private static func readInfoPlists(bundlePath: String, _ files: PropertyListFilesToRead, readTimes: inout [String: UInt64],
+                                       warnings: inout [String]) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
-        for e in entries where !e.isDirectory && Self.infoPlistNames.contains(e.name.lowercased()) {
-            let relative = PathText.join(dir, e.name), path = bundlePath + "/" + relative
-            let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: path, gnustep: e.name.lowercased() == "info-gnustep.plist")
+        for name in files.infoPlists {
+            let relative = PathText.join(files.infoPlistDirectory, name), path = bundlePath + "/" + relative
+            let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: path, gnustep: name.lowercased() == "info-gnustep.plist")
             readTimes[relative] = modificationTime
             switch result {
-            case .success(let d): out.append(InfoPlistFile(name: e.name, dictionary: d))
+            case .success(let d): out.append(InfoPlistFile(name: name, dictionary: d))
             case .failure(let why):
                 warnings.append("\(path) \(why); its information is left empty")
-                out.append(InfoPlistFile(name: e.name, dictionary: nil))
+                out.append(InfoPlistFile(name: name, dictionary: nil))
             }
         }
         if !out.contains(where: { $0.name == "Info.plist" }),
@@ -277,10 +305,10 @@ struct BundleScanner {
 
     /// Files a search for `InfoPlist.strings` can return: `InfoPlist*.strings` (variants
     /// included) in the resource directory, its lprojs, and for version 0 the root and its lprojs.
-    private mutating func readStringsFiles(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [StringsFile] {
+    private func stringsFileNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [(directory: String, name: String)] {
         var dirs = [layout.resourceDirectory]
         if layout == .resources { dirs.append("") }
-        var out: [StringsFile] = []
+        var out: [(directory: String, name: String)] = []
         for base in Set(dirs) {
             guard let top = byPath[base] else { continue }
             var candidates = [top]
@@ -289,13 +317,21 @@ struct BundleScanner {
             }
             for d in candidates {
                 for e in d.entries where e.name.hasPrefix("InfoPlist") && e.name.hasSuffix(".strings") && !e.isDirectory {
-                    let relative = PathText.join(d.path, e.name)
-                    let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: bundlePath + "/" + relative)
-                    readTimes[relative] = modificationTime
-                    out.append(StringsFile(directory: d.path, name: e.name, dictionary: try? result.get()))
+                    out.append((d.path, e.name))
                 }
             }
         }
         return out
+    }
+
+    /// The `InfoPlist*.strings` files named, parsed (`readTimes` as for `readInfoPlists`).
+    private static func readStringsFiles(bundlePath: String, _ files: PropertyListFilesToRead,
+                                         readTimes: inout [String: UInt64]) -> [StringsFile] {
+        files.stringsFiles.map { file in
+            let relative = PathText.join(file.directory, file.name)
+            let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: bundlePath + "/" + relative)
+            readTimes[relative] = modificationTime
+            return StringsFile(directory: file.directory, name: file.name, dictionary: try? result.get())
+        }
     }
 }
