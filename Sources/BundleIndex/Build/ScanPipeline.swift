@@ -67,9 +67,9 @@ final class ScanPipeline: @unchecked Sendable {
         walking.start()
         // What the tables read here have to say: the walk's report was made without them.
         var tableWarnings: [String] = []
-        // A table reached through a link and again where it lies is read once (Debian's
-        // GNUstep applications: 570 table reads for 408 files in the real corpus ×1).
-        var tablesRead = StringsTablesRead()
+        // A file reached through a link and again where it lies is read once (Debian's GNUstep
+        // applications: 570 table reads for 408 files in the real corpus ×1).
+        var filesRead = FilesRead()
         do {
             while let items = try pipeline.next() {
                 for item in items {
@@ -77,7 +77,7 @@ final class ScanPipeline: @unchecked Sendable {
                     // spare while the walking thread lists directories (docs/scanning.md,
                     // "Reading strings tables").
                     guard case .scanned(var bundle) = item else { try consume(item); continue }
-                    tableWarnings += BundleScanner.readFiles(of: &bundle, reads: &tablesRead)
+                    tableWarnings += BundleScanner.readFiles(of: &bundle, reads: &filesRead)
                     try consume(.scanned(bundle))
                 }
             }

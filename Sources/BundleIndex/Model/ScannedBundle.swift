@@ -77,7 +77,7 @@ package struct ScannedDirectory {
     package let entries: [DirectoryEntry]
     package let modificationTime: UInt64
     /// The directory's real path when the scan knew it (links resolved): a build reads a
-    /// strings table reached twice through links once (`StringsTablesRead`). Not stored.
+    /// file reached twice through links once (`FilesRead`). Not stored.
     package let realPath: String?
 
     package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64, realPath: String? = nil) {
@@ -104,13 +104,18 @@ package struct InfoPlistFile: Equatable {
 package struct PropertyListFilesToRead {
     /// Relative to the bundle root.
     package let infoPlistDirectory: String
+    /// Its real path when the scan knew it.
+    package let infoPlistDirectoryRealPath: String?
     /// The names in `infoPlistDirectory` that may be an Info.plist, in the folder's byte order.
     package let infoPlists: [String]
-    /// `InfoPlist*.strings` files a search for `InfoPlist.strings` can return.
-    package let stringsFiles: [(directory: String, name: String)]
+    /// `InfoPlist*.strings` files a search for `InfoPlist.strings` can return (the real path of
+    /// their folder when known).
+    package let stringsFiles: [(directory: ScannedDirectory, name: String)]
 
-    package init(infoPlistDirectory: String, infoPlists: [String], stringsFiles: [(directory: String, name: String)]) {
+    package init(infoPlistDirectory: String, infoPlistDirectoryRealPath: String?, infoPlists: [String],
+                 stringsFiles: [(directory: ScannedDirectory, name: String)]) {
         self.infoPlistDirectory = infoPlistDirectory
+        self.infoPlistDirectoryRealPath = infoPlistDirectoryRealPath
         self.infoPlists = infoPlists
         self.stringsFiles = stringsFiles
     }

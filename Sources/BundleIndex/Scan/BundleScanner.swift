@@ -74,6 +74,7 @@ struct BundleScanner {
         }
 
         let toRead = PropertyListFilesToRead(infoPlistDirectory: layout.infoPlistDirectory,
+                                             infoPlistDirectoryRealPath: byPath[layout.infoPlistDirectory]?.realPath,
                                              infoPlists: infoPlistNames(layout: layout, byPath: byPath),
                                              stringsFiles: stringsFileNames(layout: layout, byPath: byPath))
         var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: lprojs,
@@ -82,7 +83,7 @@ struct BundleScanner {
                                    outsideTargets: outsideTargets)
         bundle.propertyListsToRead = toRead
         if readsFiles {
-            var reads = StringsTablesRead.none
+            var reads = FilesRead.none
             _ = Self.readFiles(of: &bundle, reads: &reads)
         }
         return bundle
@@ -90,13 +91,13 @@ struct BundleScanner {
 
     /// Reads the files a scan named (`propertyListsToRead`, then the strings tables) into the
     /// bundle, after the warnings of its walk; returns the warnings the files gave.
-    /// `reads`: tables read before in this build, by real path (`StringsTablesRead`).
-    static func readFiles(of bundle: inout ScannedBundle, reads: inout StringsTablesRead) -> [String] {
+    /// `reads`: files read before in this build, by real path (`FilesRead`).
+    static func readFiles(of bundle: inout ScannedBundle, reads: inout FilesRead) -> [String] {
         var warnings: [String] = []
         if let files = bundle.propertyListsToRead {
             var readTimes: [String: UInt64] = [:]
-            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, files, readTimes: &readTimes, warnings: &warnings)
-            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes)
+            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, files, readTimes: &readTimes, warnings: &warnings, reads: &reads)
+            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes, reads: &reads)
             let parsed = bundle.infoPlists.map { PathText.join(files.infoPlistDirectory, $0.name) }
                 + bundle.stringsFiles.map { PathText.join($0.directory, $0.name) }
             bundle.fileStamps += parsed.map {
@@ -265,11 +266,12 @@ struct BundleScanner {
     /// The Info.plist files named, parsed; `readTimes` gets the modification time each read saw,
     /// by path relative to the bundle (the file's stamp).
     private static func readInfoPlists(bundlePath: String, _ files: PropertyListFilesToRead, readTimes: inout [String: UInt64],
-                                       warnings: inout [String]) -> [InfoPlistFile] {
+                                       warnings: inout [String], reads: inout FilesRead) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
             let relative = PathText.join(files.infoPlistDirectory, name), path = bundlePath + "/" + relative
-            let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: path, gnustep: name.lowercased() == "info-gnustep.plist")
+            let (result, modificationTime, _) = reads.propertyList(path, realPath: Self.realPath(of: name, in: files.infoPlistDirectoryRealPath),
+                                                                   gnustep: name.lowercased() == "info-gnustep.plist")
             readTimes[relative] = modificationTime
             switch result {
             case .success(let d): out.append(InfoPlistFile(name: name, dictionary: d))
@@ -289,15 +291,15 @@ struct BundleScanner {
     /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
     /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
     /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
-    /// `reads`: tables read before in this build, by real path (`StringsTablesRead`).
+    /// `reads`: tables read before in this build, by real path (`FilesRead`).
     static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String],
-                                  reads: inout StringsTablesRead) -> [StringsTable] {
+                                  reads: inout FilesRead) -> [StringsTable] {
         var out: [StringsTable] = []
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
-                let real = d.realPath.map { ($0 == "/" ? "" : $0) + "/" + e.name }
-                out.append(StringsTableReader.read(bundlePath: bundlePath, relativePath: PathText.join(d.path, e.name),
-                                                   realPath: real, warnings: &warnings, reads: &reads))
+                let relative = PathText.join(d.path, e.name)
+                let file = reads.table(bundlePath + "/" + relative, realPath: realPath(of: e.name, in: d.realPath))
+                out.append(StringsTableReader.table(bundlePath: bundlePath, relativePath: relative, file, warnings: &warnings))
             }
         }
         return out
@@ -305,10 +307,10 @@ struct BundleScanner {
 
     /// Files a search for `InfoPlist.strings` can return: `InfoPlist*.strings` (variants
     /// included) in the resource directory, its lprojs, and for version 0 the root and its lprojs.
-    private func stringsFileNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [(directory: String, name: String)] {
+    private func stringsFileNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [(directory: ScannedDirectory, name: String)] {
         var dirs = [layout.resourceDirectory]
         if layout == .resources { dirs.append("") }
-        var out: [(directory: String, name: String)] = []
+        var out: [(directory: ScannedDirectory, name: String)] = []
         for base in Set(dirs) {
             guard let top = byPath[base] else { continue }
             var candidates = [top]
@@ -317,7 +319,7 @@ struct BundleScanner {
             }
             for d in candidates {
                 for e in d.entries where e.name.hasPrefix("InfoPlist") && e.name.hasSuffix(".strings") && !e.isDirectory {
-                    out.append((d.path, e.name))
+                    out.append((d, e.name))
                 }
             }
         }
@@ -326,12 +328,18 @@ struct BundleScanner {
 
     /// The `InfoPlist*.strings` files named, parsed (`readTimes` as for `readInfoPlists`).
     private static func readStringsFiles(bundlePath: String, _ files: PropertyListFilesToRead,
-                                         readTimes: inout [String: UInt64]) -> [StringsFile] {
+                                         readTimes: inout [String: UInt64], reads: inout FilesRead) -> [StringsFile] {
         files.stringsFiles.map { file in
-            let relative = PathText.join(file.directory, file.name)
-            let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: bundlePath + "/" + relative)
+            let relative = PathText.join(file.directory.path, file.name)
+            let (result, modificationTime, _) = reads.propertyList(bundlePath + "/" + relative,
+                                                                   realPath: realPath(of: file.name, in: file.directory.realPath))
             readTimes[relative] = modificationTime
-            return StringsFile(directory: file.directory, name: file.name, dictionary: try? result.get())
+            return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())
         }
+    }
+
+    /// The real path of `name` in the folder whose real path is `folder`, when that is known.
+    static func realPath(of name: String, in folder: String?) -> String? {
+        folder.map { ($0 == "/" ? "" : $0) + "/" + name }
     }
 }

@@ -10,13 +10,11 @@ import CoreFoundation
 /// "Localized strings"). The common form, OpenStep text, goes through `OpenStepStringsParser`,
 /// which gives CF's answer faster; whatever that parser is not certain of goes to CF.
 enum StringsTableReader {
-    /// The table at `relativePath` in the bundle; a file Foundation cannot read as a table adds
-    /// a line to `warnings` (when the parser can tell why). `realPath`: the file's path with its
-    /// folder's links resolved, when known — a file `reads` holds under it is not read again.
-    static func read(bundlePath: String, relativePath: String, realPath: String? = nil, warnings: inout [String],
-                     reads: inout StringsTablesRead) -> StringsTable {
+    /// The table at `relativePath` in the bundle, as `file(_:)` read it there (or at its real
+    /// path: `FilesRead`); a file Foundation cannot read as a table adds a line to `warnings`
+    /// (when the parser can tell why).
+    static func table(bundlePath: String, relativePath: String, _ file: FileRead, warnings: inout [String]) -> StringsTable {
         let path = bundlePath + "/" + relativePath
-        let file = reads.file(path, realPath: realPath)
         if let line = file.missingSemicolon {
             warnings.append("\(path): not a strings table Foundation can read (a ';' is missing on line \(line)); "
                             + "lookups in it find no key, as in Foundation")
@@ -30,7 +28,7 @@ enum StringsTableReader {
         let content: StringsTable.Content
         /// The line of the missing `;` that made CF read no table.
         let missingSemicolon: Int?
-        /// The bytes read (what `StringsTablesRead` counts against its bound).
+        /// The bytes read (what `FilesRead` counts against its bound).
         let size: Int
     }
 

@@ -1,0 +1,15 @@
+/// A string compared and hashed by its UTF-8 bytes, as CF compares a `.strings` table's keys
+/// (code unit by code unit) and the file system compares names: Swift's `String` equality takes
+/// canonically equivalent strings ("é" in one scalar and in two) for one, and hashes them alike.
+struct BytewiseString: Hashable {
+    let text: String
+
+    static func == (a: BytewiseString, b: BytewiseString) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        // One buffer, not byte by byte (combining each byte was a tenth of the strings parse);
+        // the pointer lives only inside `withUTF8`.
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
