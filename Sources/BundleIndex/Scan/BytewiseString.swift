@@ -4,7 +4,13 @@
 struct BytewiseString: Hashable {
     let text: String
 
-    static func == (a: BytewiseString, b: BytewiseString) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+    static func == (a: BytewiseString, b: BytewiseString) -> Bool {
+        // Over the two buffers: `utf8.elementsEqual` steps index by index (a build's lookups of
+        // real paths compare whole paths on every hit).
+        guard a.text.utf8.count == b.text.utf8.count else { return false }
+        var x = a.text, y = b.text
+        return x.withUTF8 { p in y.withUTF8 { q in p.elementsEqual(q) } }
+    }
 
     func hash(into hasher: inout Hasher) {
         // One buffer, not byte by byte (combining each byte was a tenth of the strings parse);
