@@ -186,6 +186,32 @@ struct StringsTableReaderTests {
         return (try result.get(), (try? String(contentsOf: file, encoding: .utf8)) ?? "")
     }
 
+    @Test("a build reads a table once per real path; a hard link to it is another path, read again")
+    func tablesReadOncePerRealPath() throws {
+        let dir = makeTempDirectory(prefix: "tables")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/Localizable.strings", hardLink = dir + "/Copy.strings"
+        func write(_ value: String) throws { try Data("\"a\" = \"\(value)\";".utf8).write(to: URL(fileURLWithPath: path)) }
+        func entries(_ value: String) -> StringsTable.Content { .entries([StringsTable.Entry(key: "a", value: value)]) }
+        try write("1")
+        #expect(link(path, hardLink) == 0)
+        var reads = FilesRead()
+        #expect(reads.table(path, realPath: path).content == entries("1"))
+        try write("2")   // in place: the hard link sees it too
+        // Another spelling of the same real path (a link's: not even looked at) is the table read.
+        #expect(reads.table(dir + "/Linked/Localizable.strings", realPath: path).content == entries("1"))
+        #expect(reads.table(hardLink, realPath: hardLink).content == entries("2"))
+        #expect(reads.table(path, realPath: nil).content == entries("2"))
+        var none = FilesRead.none
+        #expect(none.table(path, realPath: path).content == entries("2"))
+        // Real paths are compared as bytes: "é" in one scalar and in two are two files.
+        let composed = dir + "/\u{E9}.strings", decomposed = dir + "/e\u{301}.strings"
+        try Data("\"a\" = \"3\";".utf8).write(to: URL(fileURLWithPath: composed))
+        try Data("\"a\" = \"4\";".utf8).write(to: URL(fileURLWithPath: decomposed))
+        #expect(reads.table(composed, realPath: composed).content == entries("3"))
+        #expect(reads.table(decomposed, realPath: decomposed).content == entries("4"))
+    }
+
     @Test("left to CF: XML and binary lists, non-string values, high octal escapes, lone surrogates, other encodings, text CF rejects")
     func leftToCF() {
         let cases: [[UInt8]] = [

@@ -8,19 +8,19 @@ package struct ScannedBundle {
     /// Every file in the Info.plist directory whose name matches `Info.plist`,
     /// `Info-macos.plist`, `Info-iphoneos.plist` or `Info-gnustep.plist` case-insensitively
     /// (docs/search-pattern.md, "Which Info.plist file is read").
-    package let infoPlists: [InfoPlistFile]
+    package var infoPlists: [InfoPlistFile]
     /// Names of resource-directory entries ending in `.lproj` (suffix removed), in readdir order.
     package let lprojs: [String]
     /// Every directory a lookup can read, relative to the bundle root.
     package let directories: [ScannedDirectory]
     /// Parsed `InfoPlist*.strings` files that a search for `InfoPlist.strings` can return.
-    package let stringsFiles: [StringsFile]
+    package var stringsFiles: [StringsFile]
     /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
     package var tables: [StringsTable]
     package var warnings: [String]
     /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
     /// matters, and rewriting a file in place does not change its directory's mtime.
-    package let fileStamps: [FileStamp]
+    package var fileStamps: [FileStamp]
     /// Absolute paths of the bundle's directories that could not be listed (permissions): the
     /// scan is incomplete, and a build keeps what the index last held for the bundle instead.
     package let unreadable: [String]
@@ -28,6 +28,10 @@ package struct ScannedBundle {
     /// tops only): their content is indexed under the bundle's own paths, so the watcher
     /// watches them too (docs/watching.md, "Links out of a bundle"). Not stored in the index.
     package var outsideTargets: [String] = []
+    /// The property-list files a build's walk found and left for its writing thread to read
+    /// (`ScanPipeline`); until then `infoPlists`, `stringsFiles` and their stamps are empty.
+    /// nil once read. Not stored in the index.
+    package var propertyListsToRead: PropertyListFilesToRead?
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its modification time. The watcher compares them after a restart.
@@ -72,11 +76,15 @@ package struct ScannedDirectory {
     package let path: String
     package let entries: [DirectoryEntry]
     package let modificationTime: UInt64
+    /// The directory's real path when the scan knew it (links resolved): a build reads a
+    /// file reached twice through links once (`FilesRead`). Not stored.
+    package let realPath: String?
 
-    package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64) {
+    package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64, realPath: String? = nil) {
         self.path = path
         self.entries = entries
         self.modificationTime = modificationTime
+        self.realPath = realPath
     }
 }
 
@@ -89,6 +97,27 @@ package struct InfoPlistFile: Equatable {
     package init(name: String, dictionary: [String: PropertyListValue]?) {
         self.name = name
         self.dictionary = dictionary
+    }
+}
+
+/// The Info.plist and `InfoPlist*.strings` files of a bundle, named but not yet read.
+package struct PropertyListFilesToRead {
+    /// Relative to the bundle root.
+    package let infoPlistDirectory: String
+    /// Its real path when the scan knew it.
+    package let infoPlistDirectoryRealPath: String?
+    /// The names in `infoPlistDirectory` that may be an Info.plist, in the folder's byte order.
+    package let infoPlists: [String]
+    /// `InfoPlist*.strings` files a search for `InfoPlist.strings` can return (the real path of
+    /// their folder when known).
+    package let stringsFiles: [(directory: ScannedDirectory, name: String)]
+
+    package init(infoPlistDirectory: String, infoPlistDirectoryRealPath: String?, infoPlists: [String],
+                 stringsFiles: [(directory: ScannedDirectory, name: String)]) {
+        self.infoPlistDirectory = infoPlistDirectory
+        self.infoPlistDirectoryRealPath = infoPlistDirectoryRealPath
+        self.infoPlists = infoPlists
+        self.stringsFiles = stringsFiles
     }
 }
 

@@ -16,9 +16,10 @@ struct BundleScanner {
     /// Listings already read by the tree walker, by absolute path.
     var listingCache: [String: DirectoryListing] = [:]
     private(set) var warnings: [String] = []
-    /// False: the scan leaves `tables` empty, for `readStringsTables` to fill on another
+    /// False: the scan reads no file but the listings — it leaves `tables` empty and the
+    /// property-list files named in `propertyListsToRead`, for `readFiles` to fill on another
     /// thread (`ScanPipeline`).
-    var readsStringsTables = true
+    var readsFiles = true
     /// Absolute paths of directories that could not be listed (the walker skips them).
     private(set) var unreadable: Set<String> = []
     var unreadableDirectories: Int { unreadable.count }
@@ -37,9 +38,6 @@ struct BundleScanner {
     /// directory, read once. The tree walker lends its own (listings earlier scans read through
     /// links) and takes back what this scan adds.
     var byRealPath: [String: DirectoryListing] = [:]
-    /// The modification time of each Info.plist and `InfoPlist*.strings` file parsed, by path
-    /// relative to the bundle, as the read saw it: the file's stamp.
-    private var readTimes: [String: UInt64] = [:]
 
     static let maxDirectoriesPerBundle = 500_000
     /// How many directories of one bundle may be reached again through symbolic links (a real
@@ -75,18 +73,42 @@ struct BundleScanner {
             return String(e.name.dropLast(6))
         }
 
-        let infoPlists = readInfoPlists(layout: layout, byPath: byPath)
-        let strings = readStringsFiles(layout: layout, byPath: byPath)
+        let toRead = PropertyListFilesToRead(infoPlistDirectory: layout.infoPlistDirectory,
+                                             infoPlistDirectoryRealPath: byPath[layout.infoPlistDirectory]?.realPath,
+                                             infoPlists: infoPlistNames(layout: layout, byPath: byPath),
+                                             stringsFiles: stringsFileNames(layout: layout, byPath: byPath))
+        var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: lprojs,
+                                   directories: directories, stringsFiles: [], tables: [], warnings: warnings,
+                                   fileStamps: layoutStamps(layout: layout, byPath: byPath), unreadable: unreadable.sorted(by: byteOrder),
+                                   outsideTargets: outsideTargets)
+        bundle.propertyListsToRead = toRead
+        if readsFiles {
+            var reads = FilesRead.none
+            _ = Self.readFiles(of: &bundle, reads: &reads)
+        }
+        return bundle
+    }
+
+    /// Reads the files a scan named (`propertyListsToRead`, then the strings tables) into the
+    /// bundle, after the warnings of its walk; returns the warnings the files gave.
+    /// `reads`: files read before in this build, by real path (`FilesRead`).
+    static func readFiles(of bundle: inout ScannedBundle, reads: inout FilesRead) -> [String] {
+        var warnings: [String] = []
+        if let files = bundle.propertyListsToRead {
+            var readTimes: [String: UInt64] = [:]
+            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, files, readTimes: &readTimes, warnings: &warnings, reads: &reads)
+            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes, reads: &reads)
+            let parsed = bundle.infoPlists.map { PathText.join(files.infoPlistDirectory, $0.name) }
+                + bundle.stringsFiles.map { PathText.join($0.directory, $0.name) }
+            bundle.fileStamps += parsed.map {
+                FileStamp(path: $0, modificationTime: readTimes[$0] ?? FileSystem.modificationTime(bundle.path + "/" + $0))
+            }
+            bundle.propertyListsToRead = nil
+        }
         // Tables carry their own modification times (kept in their table records, not here).
-        let tables = readsStringsTables ? Self.readStringsTables(bundlePath: bundlePath, directories: directories, warnings: &warnings) : []
-        let parsed = infoPlists.map { PathText.join(layout.infoPlistDirectory, $0.name) }
-            + strings.map { PathText.join($0.directory, $0.name) }
-        let fileStamps = layoutStamps(layout: layout, byPath: byPath)
-            + parsed.map { FileStamp(path: $0, modificationTime: readTimes[$0] ?? FileSystem.modificationTime(bundlePath + "/" + $0)) }
-        return ScannedBundle(path: bundlePath, layout: layout, infoPlists: infoPlists, lprojs: lprojs,
-                             directories: directories, stringsFiles: strings, tables: tables, warnings: warnings,
-                             fileStamps: fileStamps, unreadable: unreadable.sorted(by: byteOrder),
-                             outsideTargets: outsideTargets)
+        bundle.tables = readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: &reads)
+        bundle.warnings += warnings
+        return warnings
     }
 
     /// The bundle root and the Info.plist directory when they lie outside the indexed tree
@@ -163,7 +185,7 @@ struct BundleScanner {
             let lexical = relative.isEmpty ? bundleReal : (bundleReal == "/" ? "" : bundleReal) + "/" + relative
             if real != lexical { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
-            out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime))
+            out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime, realPath: real))
             let nextChain = chain + [real]
             for entry in entries.reversed() where entry.isTraversable {
                 let child = PathText.join(relative, entry.name)
@@ -225,7 +247,9 @@ struct BundleScanner {
     static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
                                               "info-gnustep.plist"]
 
-    private mutating func readInfoPlists(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [InfoPlistFile] {
+    /// The names in the Info.plist directory that may be an Info.plist (listing that directory
+    /// when the walk of the tree did not).
+    private mutating func infoPlistNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [String] {
         if layout == .flat && Self.isInnards(bundlePath) { return [] }
         let dir = layout.infoPlistDirectory
         let entries: [DirectoryEntry]
@@ -236,16 +260,24 @@ struct BundleScanner {
         } else {
             return []
         }
+        return entries.filter { !$0.isDirectory && Self.infoPlistNames.contains($0.name.lowercased()) }.map(\.name)
+    }
+
+    /// The Info.plist files named, parsed; `readTimes` gets the modification time each read saw,
+    /// by path relative to the bundle (the file's stamp).
+    private static func readInfoPlists(bundlePath: String, _ files: PropertyListFilesToRead, readTimes: inout [String: UInt64],
+                                       warnings: inout [String], reads: inout FilesRead) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
-        for e in entries where !e.isDirectory && Self.infoPlistNames.contains(e.name.lowercased()) {
-            let relative = PathText.join(dir, e.name), path = bundlePath + "/" + relative
-            let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: path, gnustep: e.name.lowercased() == "info-gnustep.plist")
+        for name in files.infoPlists {
+            let relative = PathText.join(files.infoPlistDirectory, name), path = bundlePath + "/" + relative
+            let (result, modificationTime, _) = reads.propertyList(path, realPath: Self.realPath(of: name, in: files.infoPlistDirectoryRealPath),
+                                                                   gnustep: name.lowercased() == "info-gnustep.plist")
             readTimes[relative] = modificationTime
             switch result {
-            case .success(let d): out.append(InfoPlistFile(name: e.name, dictionary: d))
+            case .success(let d): out.append(InfoPlistFile(name: name, dictionary: d))
             case .failure(let why):
                 warnings.append("\(path) \(why); its information is left empty")
-                out.append(InfoPlistFile(name: e.name, dictionary: nil))
+                out.append(InfoPlistFile(name: name, dictionary: nil))
             }
         }
         if !out.contains(where: { $0.name == "Info.plist" }),
@@ -259,12 +291,15 @@ struct BundleScanner {
     /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
     /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
     /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
-    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String]) -> [StringsTable] {
+    /// `reads`: tables read before in this build, by real path (`FilesRead`).
+    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String],
+                                  reads: inout FilesRead) -> [StringsTable] {
         var out: [StringsTable] = []
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
-                out.append(StringsTableReader.read(bundlePath: bundlePath, relativePath: PathText.join(d.path, e.name),
-                                                   warnings: &warnings))
+                let relative = PathText.join(d.path, e.name)
+                let file = reads.table(bundlePath + "/" + relative, realPath: realPath(of: e.name, in: d.realPath))
+                out.append(StringsTableReader.table(bundlePath: bundlePath, relativePath: relative, file, warnings: &warnings))
             }
         }
         return out
@@ -272,10 +307,10 @@ struct BundleScanner {
 
     /// Files a search for `InfoPlist.strings` can return: `InfoPlist*.strings` (variants
     /// included) in the resource directory, its lprojs, and for version 0 the root and its lprojs.
-    private mutating func readStringsFiles(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [StringsFile] {
+    private func stringsFileNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [(directory: ScannedDirectory, name: String)] {
         var dirs = [layout.resourceDirectory]
         if layout == .resources { dirs.append("") }
-        var out: [StringsFile] = []
+        var out: [(directory: ScannedDirectory, name: String)] = []
         for base in Set(dirs) {
             guard let top = byPath[base] else { continue }
             var candidates = [top]
@@ -284,13 +319,27 @@ struct BundleScanner {
             }
             for d in candidates {
                 for e in d.entries where e.name.hasPrefix("InfoPlist") && e.name.hasSuffix(".strings") && !e.isDirectory {
-                    let relative = PathText.join(d.path, e.name)
-                    let (result, modificationTime) = PropertyListReader.stampedDictionary(atPath: bundlePath + "/" + relative)
-                    readTimes[relative] = modificationTime
-                    out.append(StringsFile(directory: d.path, name: e.name, dictionary: try? result.get()))
+                    out.append((d, e.name))
                 }
             }
         }
         return out
+    }
+
+    /// The `InfoPlist*.strings` files named, parsed (`readTimes` as for `readInfoPlists`).
+    private static func readStringsFiles(bundlePath: String, _ files: PropertyListFilesToRead,
+                                         readTimes: inout [String: UInt64], reads: inout FilesRead) -> [StringsFile] {
+        files.stringsFiles.map { file in
+            let relative = PathText.join(file.directory.path, file.name)
+            let (result, modificationTime, _) = reads.propertyList(bundlePath + "/" + relative,
+                                                                   realPath: realPath(of: file.name, in: file.directory.realPath))
+            readTimes[relative] = modificationTime
+            return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())
+        }
+    }
+
+    /// The real path of `name` in the folder whose real path is `folder`, when that is known.
+    static func realPath(of name: String, in folder: String?) -> String? {
+        folder.map { ($0 == "/" ? "" : $0) + "/" + name }
     }
 }

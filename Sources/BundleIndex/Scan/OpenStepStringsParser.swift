@@ -185,9 +185,9 @@ struct OpenStepStringsParser {
         let sorted = hashes.sorted()
         guard zip(sorted, sorted.dropFirst()).contains(where: { $0 == $1 }) else { return entries }
         var out: [StringsTable.Entry] = []
-        var position: [Key: Int] = [:]
+        var position: [BytewiseString: Int] = [:]
         for entry in entries {
-            let byBytes = Key(text: entry.key)
+            let byBytes = BytewiseString(text: entry.key)
             if let i = position[byBytes] {
                 out[i] = entry
             } else {
@@ -203,19 +203,6 @@ struct OpenStepStringsParser {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return hash
-    }
-
-    /// A key compared by its UTF-8 bytes, as CF compares code units (Swift's `String` equality
-    /// would merge canonically equivalent keys, "é" in one scalar and in two).
-    private struct Key: Hashable {
-        let text: String
-        static func == (a: Key, b: Key) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
-        func hash(into hasher: inout Hasher) {
-            // One buffer, not byte by byte (combining each byte was a tenth of the parse); the
-            // pointer lives only inside `withUTF8`.
-            var text = text
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
     }
 
     private static func startsString(_ c: UInt8) -> Bool {

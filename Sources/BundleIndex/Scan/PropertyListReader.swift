@@ -37,13 +37,15 @@ enum PropertyListReader {
     /// new time; 0 when there is no such file). With `gnustep`, a text Foundation cannot parse
     /// is read with GNUstep's grammar, typed values included (`GNUstepPropertyList`): for
     /// `Info-gnustep.plist`, which only GNUstep's `NSBundle` reads.
-    static func stampedDictionary(atPath path: String, gnustep: Bool = false)
-        -> (result: Result<[String: PropertyListValue], Failure>, modificationTime: UInt64) {
+    /// `size`: the bytes read.
+    static func stampedDictionary(atPath path: String, gnustep: Bool = false) -> StampedDictionary {
         let read = FileSystem.readFileStamped(path, limit: sizeLimit)
-        if read.oversized { return (.failure(.tooLarge), read.modificationTime) }
-        guard let bytes = read.bytes else { return (.failure(.unreadable), read.modificationTime) }
-        return (dictionary(from: bytes, gnustep: gnustep), read.modificationTime)
+        if read.oversized { return (.failure(.tooLarge), read.modificationTime, 0) }
+        guard let bytes = read.bytes else { return (.failure(.unreadable), read.modificationTime, 0) }
+        return (dictionary(from: bytes, gnustep: gnustep), read.modificationTime, bytes.count)
     }
+
+    typealias StampedDictionary = (result: Result<[String: PropertyListValue], Failure>, modificationTime: UInt64, size: Int)
 
     static func dictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
         guard !bytes.isEmpty else { return .failure(.empty) }

@@ -10,19 +10,37 @@ import CoreFoundation
 /// "Localized strings"). The common form, OpenStep text, goes through `OpenStepStringsParser`,
 /// which gives CF's answer faster; whatever that parser is not certain of goes to CF.
 enum StringsTableReader {
-    /// The table at `relativePath` in the bundle; a file Foundation cannot read as a table adds
-    /// a line to `warnings` (when the parser can tell why).
-    static func read(bundlePath: String, relativePath: String, warnings: inout [String]) -> StringsTable {
+    /// The table at `relativePath` in the bundle, as `file(_:)` read it there (or at its real
+    /// path: `FilesRead`); a file Foundation cannot read as a table adds a line to `warnings`
+    /// (when the parser can tell why).
+    static func table(bundlePath: String, relativePath: String, _ file: FileRead, warnings: inout [String]) -> StringsTable {
         let path = bundlePath + "/" + relativePath
-        let file = FileSystem.readFileStamped(path, limit: StringsTable.sizeLimit)
-        if file.oversized { return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .notRead) }
-        // An unreadable file is an empty table, as for Foundation (it gets no data either).
-        let (entries, missingSemicolon) = reading(file.bytes ?? [], dictionaryFile: relativePath.hasSuffix(".stringsdict"))
-        if let line = missingSemicolon {
+        if let line = file.missingSemicolon {
             warnings.append("\(path): not a strings table Foundation can read (a ';' is missing on line \(line)); "
                             + "lookups in it find no key, as in Foundation")
         }
-        return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: .entries(entries))
+        return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: file.content)
+    }
+
+    /// What one table file holds, before a bundle names it.
+    struct FileRead {
+        let modificationTime: UInt64
+        let content: StringsTable.Content
+        /// The line of the missing `;` that made CF read no table.
+        let missingSemicolon: Int?
+        /// The bytes read (what `FilesRead` counts against its bound).
+        let size: Int
+    }
+
+    /// The file at `path` (`.stringsdict` read as a dictionary file), read and parsed.
+    static func file(_ path: String) -> FileRead {
+        let file = FileSystem.readFileStamped(path, limit: StringsTable.sizeLimit)
+        if file.oversized { return FileRead(modificationTime: file.modificationTime, content: .notRead, missingSemicolon: nil, size: 0) }
+        // An unreadable file is an empty table, as for Foundation (it gets no data either).
+        let bytes = file.bytes ?? []
+        let (entries, missingSemicolon) = reading(bytes, dictionaryFile: path.hasSuffix(".stringsdict"))
+        return FileRead(modificationTime: file.modificationTime, content: .entries(entries), missingSemicolon: missingSemicolon,
+                        size: bytes.count)
     }
 
     /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.

@@ -48,8 +48,8 @@ struct TreeWalker {
     var unchanged: ((String) throws -> [String: DirectoryListing]?)?
     /// Told every directory the walk lists (the watcher makes sure each one is watched).
     var visited: ((String) -> Void)?
-    /// False: bundles are handed on without their strings tables (`BundleScanner.readsStringsTables`).
-    var readsStringsTables = true
+    /// False: bundles are handed on with their files unread (`BundleScanner.readsFiles`).
+    var readsFiles = true
 
     /// Walks `root` and hands every bundle to `visit` as soon as it is scanned, so only one
     /// bundle's listings are held in memory at a time.
@@ -102,7 +102,7 @@ struct TreeWalker {
                 // The scanner borrows every listing read so far (swapped, not copied): a bundle
                 // nested in another one's resources was listed by the outer scan already.
                 var scanner = BundleScanner(bundlePath: dir, realPath: real)
-                scanner.readsStringsTables = readsStringsTables
+                scanner.readsFiles = readsFiles
                 swap(&scanner.listingCache, &cache)
                 swap(&scanner.byRealPath, &byRealPath)
                 scanner.listingCache[dir] = listing

@@ -112,10 +112,10 @@ package enum StringsRecords {
             entries.removeAll()
             var ends: [Int] = []
             ends.reserveCapacity(keyed.count)
-            for (hash, check, entry) in keyed {
-                entries.u64(hash)
-                entries.u32(check)
-                entries.string(entry.value)
+            for k in keyed {
+                entries.u64(k.hash)
+                entries.u32(k.check)
+                entries.string(list[k.index].value)
                 ends.append(entries.count)
             }
             if entries.count <= chunkBytes {
@@ -146,31 +146,33 @@ package enum StringsRecords {
         }
     }
 
-    /// The entries with their hashes and checks, one per key, in hash order. Keys equal only as
-    /// Swift strings (lone UTF-16 surrogates decode alike) are one key, the first; two keys of
-    /// one hash are a collision.
+    /// The entries' hashes, checks and places in `entries`, one per key, in hash order. Keys
+    /// equal only as Swift strings (lone UTF-16 surrogates decode alike) are one key, the first;
+    /// two keys of one hash are a collision. Entries are named by their place, not copied (a
+    /// copy of an entry retains its two strings).
     private static func uniqueEntries(_ entries: [StringsTable.Entry], _ ref: StringsKey.Table,
-                                      in table: String) throws -> [(hash: UInt64, check: UInt32, entry: StringsTable.Entry)] {
+                                      in table: String) throws -> [(hash: UInt64, check: UInt32, index: Int)] {
         var keyed = entries.indices.map { i in
             let (hash, check) = entries[i].key.withUTF8Bytes { ref.entry(UnsafeRawBufferPointer($0)) }
             return (hash: hash, check: check, index: i)
         }
         // Equal keys have equal hashes: sorted by hash, then by position, the first of a key leads.
-        keyed.sort { ($0.hash, $0.index) < ($1.hash, $1.index) }
-        var out: [(hash: UInt64, check: UInt32, entry: StringsTable.Entry)] = []
-        out.reserveCapacity(keyed.count)
-        for k in keyed {
-            let entry = entries[k.index]
-            if let last = out.last, last.hash == k.hash {
+        keyed.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.index < $1.index }
+        var kept = 0
+        for k in keyed.indices {
+            if kept > 0, keyed[kept - 1].hash == keyed[k].hash {
+                let first = entries[keyed[kept - 1].index].key, other = entries[keyed[k].index].key
                 // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
-                guard sameBytes(last.entry.key, entry.key) else {
-                    throw BundleIndexError.hashCollision("strings records: keys \(last.entry.key) and \(entry.key) of \(table)")
+                guard sameBytes(first, other) else {
+                    throw BundleIndexError.hashCollision("strings records: keys \(first) and \(other) of \(table)")
                 }
                 continue
             }
-            out.append((k.hash, k.check, entry))
+            keyed[kept] = keyed[k]
+            kept += 1
         }
-        return out
+        keyed.removeLast(keyed.count - kept)
+        return keyed
     }
 
     /// Every record, copied (the verifier compares them with what is stored).

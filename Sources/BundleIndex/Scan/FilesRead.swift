@@ -1,0 +1,68 @@
+/// The strings tables and property-list files one build has read, by real path: the file's name
+/// after the real path of its folder, links resolved. Debian links
+/// `lib/GNUstep/Applications/X.app/Resources` to `share/GNUstep/X.app`, which is a bundle of its
+/// own, so each of its tables and its Info-gnustep.plist are files of two bundles; each is read
+/// and parsed once, like the folder listings the walk lends by real path (docs/scanning.md,
+/// "Symbolic links"). Never by inode or content: two hard links or two equal files are two
+/// files, read each.
+///
+/// A real path names one file for the length of a build (a file rewritten meanwhile may be
+/// seen as it was, as a folder listed once is). Bounded: for each kind, two generations of at
+/// most `bytesPerGeneration` bytes of files each; when the newer one is full, the older one is
+/// dropped. A file reached again soon after (the next bundles of the walk) is still held.
+struct FilesRead {
+    private var tables: Generations<StringsTableReader.FileRead>
+    private var propertyLists: Generations<PropertyListReader.StampedDictionary>
+
+    /// `bytesPerGeneration` 0: nothing is kept (a scan outside a build).
+    init(bytesPerGeneration: Int = 4 << 20) {
+        tables = Generations(bytesPerGeneration: bytesPerGeneration)
+        propertyLists = Generations(bytesPerGeneration: bytesPerGeneration)
+    }
+
+    /// Keeps nothing.
+    static var none: FilesRead { FilesRead(bytesPerGeneration: 0) }
+
+    /// The strings table at `path`, read unless it was read before under `realPath`.
+    mutating func table(_ path: String, realPath: String?) -> StringsTableReader.FileRead {
+        tables.value(at: realPath) {
+            let read = StringsTableReader.file(path)
+            return (read, read.size)
+        }
+    }
+
+    /// The property list at `path` (`PropertyListReader.stampedDictionary`), read unless it was
+    /// read before under `realPath`. Its name decides `gnustep`, so one real path has one answer.
+    mutating func propertyList(_ path: String, realPath: String?, gnustep: Bool = false) -> PropertyListReader.StampedDictionary {
+        propertyLists.value(at: realPath) {
+            let read = PropertyListReader.stampedDictionary(atPath: path, gnustep: gnustep)
+            return (read, read.size)
+        }
+    }
+
+    /// Values by real path, in two generations (the type's comment).
+    private struct Generations<Value> {
+        // By bytes: "é" in one scalar and in two are two files (`BytewiseString`).
+        private var recent: [BytewiseString: Value] = [:]
+        private var older: [BytewiseString: Value] = [:]
+        private var recentBytes = 0
+        let bytesPerGeneration: Int
+
+        init(bytesPerGeneration: Int) { self.bytesPerGeneration = bytesPerGeneration }
+
+        /// The value held for `realPath`, else `read`'s, kept when `realPath` is known.
+        mutating func value(at realPath: String?, read: () -> (Value, size: Int)) -> Value {
+            guard let realPath = realPath.map(BytewiseString.init), bytesPerGeneration > 0 else { return read().0 }
+            if let held = recent[realPath] ?? older[realPath] { return held }
+            let (value, size) = read()
+            if recentBytes + size > bytesPerGeneration {
+                older = recent
+                recent = [:]
+                recentBytes = 0
+            }
+            recent[realPath] = value
+            recentBytes += size
+            return value
+        }
+    }
+}
