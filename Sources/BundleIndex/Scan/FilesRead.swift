@@ -30,7 +30,7 @@ struct FilesRead {
 
     /// The strings table at `path`, read unless it was read before under `realPath`.
     mutating func table(_ path: String, realPath: String?) -> StringsTableReader.FileRead {
-        tables.value(at: realPath, keep: realPath != path) {
+        tables.value(readAt: path, realPath: realPath) {
             let read = StringsTableReader.file(path)
             return (read, read.size)
         }
@@ -39,7 +39,7 @@ struct FilesRead {
     /// The property list at `path` (`PropertyListReader.stampedDictionary`), read unless it was
     /// read before under `realPath`. Its name decides `gnustep`, so one real path has one answer.
     mutating func propertyList(_ path: String, realPath: String?, gnustep: Bool = false) -> PropertyListReader.StampedDictionary {
-        propertyLists.value(at: realPath, keep: realPath != path) {
+        propertyLists.value(readAt: path, realPath: realPath) {
             let read = PropertyListReader.stampedDictionary(atPath: path, gnustep: gnustep)
             return (read, read.size)
         }
@@ -55,12 +55,13 @@ struct FilesRead {
 
         init(bytesPerGeneration: Int) { self.bytesPerGeneration = bytesPerGeneration }
 
-        /// The value held for `realPath`, else `read`'s, kept when `realPath` is known and `keep`.
-        mutating func value(at realPath: String?, keep: Bool, read: () -> (Value, size: Int)) -> Value {
+        /// The value held for `realPath`, else `read`'s of the file at `path`, kept when `realPath`
+        /// is known and another spelling than `path` (the file was read through a link).
+        mutating func value(readAt path: String, realPath: String?, read: () -> (Value, size: Int)) -> Value {
             guard let realPath = realPath.map(BytewiseString.init), bytesPerGeneration > 0 else { return read().0 }
             if let held = recent[realPath] ?? older[realPath] { return held }
             let (value, size) = read()
-            guard keep else { return value }
+            guard realPath != BytewiseString(text: path) else { return value }
             if recentBytes + size > bytesPerGeneration {
                 older = recent
                 recent = [:]
