@@ -102,19 +102,17 @@ package struct InfoPlistFile: Equatable {
 
 /// The Info.plist and `InfoPlist*.strings` files of a bundle, named but not yet read.
 package struct PropertyListFilesToRead {
-    /// Relative to the bundle root.
-    package let infoPlistDirectory: String
-    /// Its real path when the scan knew it.
+    /// The real path of the layout's Info.plist directory when the scan knew it.
     package let infoPlistDirectoryRealPath: String?
-    /// The names in `infoPlistDirectory` that may be an Info.plist, in the folder's byte order.
+    /// The names in the layout's Info.plist directory that may be an Info.plist, in the
+    /// folder's byte order.
     package let infoPlists: [String]
     /// `InfoPlist*.strings` files a search for `InfoPlist.strings` can return (the real path of
     /// their folder when known).
     package let stringsFiles: [(directory: ScannedDirectory, name: String)]
 
-    package init(infoPlistDirectory: String, infoPlistDirectoryRealPath: String?, infoPlists: [String],
+    package init(infoPlistDirectoryRealPath: String?, infoPlists: [String],
                  stringsFiles: [(directory: ScannedDirectory, name: String)]) {
-        self.infoPlistDirectory = infoPlistDirectory
         self.infoPlistDirectoryRealPath = infoPlistDirectoryRealPath
         self.infoPlists = infoPlists
         self.stringsFiles = stringsFiles

@@ -73,8 +73,7 @@ struct BundleScanner {
             return String(e.name.dropLast(6))
         }
 
-        let toRead = PropertyListFilesToRead(infoPlistDirectory: layout.infoPlistDirectory,
-                                             infoPlistDirectoryRealPath: byPath[layout.infoPlistDirectory]?.realPath,
+        let toRead = PropertyListFilesToRead(infoPlistDirectoryRealPath: byPath[layout.infoPlistDirectory]?.realPath,
                                              infoPlists: infoPlistNames(layout: layout, byPath: byPath),
                                              stringsFiles: stringsFileNames(layout: layout, byPath: byPath))
         var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: lprojs,
@@ -96,9 +95,11 @@ struct BundleScanner {
         var warnings: [String] = []
         if let files = bundle.propertyListsToRead {
             var readTimes: [String: UInt64] = [:]
-            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, files, readTimes: &readTimes, warnings: &warnings, reads: &reads)
+            let infoPlistDirectory = bundle.layout.infoPlistDirectory
+            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, readTimes: &readTimes,
+                                               warnings: &warnings, reads: &reads)
             bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes, reads: &reads)
-            let parsed = bundle.infoPlists.map { PathText.join(files.infoPlistDirectory, $0.name) }
+            let parsed = bundle.infoPlists.map { PathText.join(infoPlistDirectory, $0.name) }
                 + bundle.stringsFiles.map { PathText.join($0.directory, $0.name) }
             bundle.fileStamps += parsed.map {
                 FileStamp(path: $0, modificationTime: readTimes[$0] ?? FileSystem.modificationTime(bundle.path + "/" + $0))
@@ -263,13 +264,14 @@ struct BundleScanner {
         return entries.filter { !$0.isDirectory && Self.infoPlistNames.contains($0.name.lowercased()) }.map(\.name)
     }
 
-    /// The Info.plist files named, parsed; `readTimes` gets the modification time each read saw,
-    /// by path relative to the bundle (the file's stamp).
-    private static func readInfoPlists(bundlePath: String, _ files: PropertyListFilesToRead, readTimes: inout [String: UInt64],
+    /// The Info.plist files named in `directory` (the layout's), parsed; `readTimes` gets the
+    /// modification time each read saw, by path relative to the bundle (the file's stamp).
+    private static func readInfoPlists(bundlePath: String, in directory: String, _ files: PropertyListFilesToRead,
+                                       readTimes: inout [String: UInt64],
                                        warnings: inout [String], reads: inout FilesRead) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
-            let relative = PathText.join(files.infoPlistDirectory, name), path = bundlePath + "/" + relative
+            let relative = PathText.join(directory, name), path = bundlePath + "/" + relative
             let (result, modificationTime, _) = reads.propertyList(path, realPath: Self.realPath(of: name, in: files.infoPlistDirectoryRealPath),
                                                                    gnustep: name.lowercased() == "info-gnustep.plist")
             readTimes[relative] = modificationTime
