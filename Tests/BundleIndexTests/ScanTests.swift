@@ -110,31 +110,42 @@ struct ScanTests {
         #expect(result.stderr.contains("2 unreadable directories were skipped"), "\(result.stderr)")
     }
 
-    @Test("the scan threads hand over every bundle in walk order, with the strings tables a plain scan reads")
+    @Test("the scan threads hand over every bundle in walk order, with the files a plain scan reads, whichever thread read them")
     func pipelineOrder() throws {
         var files: [String: String] = [:]
         for b in 0..<12 {
-            files["B\(b).app/Info.plist"] = infoPlist(["CFBundleIdentifier": "b\(b)"])
+            files["B\(b).app/Info.plist"] = b % 5 == 4 ? "<plist><dict>" : infoPlist(["CFBundleIdentifier": "b\(b)"])
             files["B\(b).app/en.lproj/Localizable.strings"] = "\"k\" = \"v\\(b)\";"
+            files["B\(b).app/en.lproj/InfoPlist.strings"] = "\"CFBundleName\" = \"B\(b)\";"
             files["B\(b).app/Nested\(b).bundle/Info.plist"] = infoPlist([:])
-            files["B\(b).app/Nested\(b).bundle/fr.lproj/T.strings"] = b % 2 == 0 ? "\"n\" = \"\\(b)\";" : "broken"
+            files["B\(b).app/Nested\(b).bundle/fr.lproj/T.strings"] = b % 2 == 0 ? "\"n\" = \"\\(b)\";" : "\"n\" = \"x\""
         }
         let f = try BundleFixture(files)
-        // Strings tables are read on the pipeline's second thread: each bundle still arrives in
-        // walk order with the tables a plain scan reads, whatever the hand-off capacity.
-        for capacity in [1, 2, 8] {
-            var handed: [(String, [StringsTable])] = []
+        // A bundle's files are read by the writing thread or, when the walk is that far ahead,
+        // by the walking thread (the smaller the capacity, the more often): each bundle still
+        // arrives in walk order with what a plain scan reads, and the files' warnings come in
+        // walk order after the walk's.
+        var walked: [ScannedBundle] = []
+        let plain = try TreeWalker().walk(root: f.root) { walked.append($0) }
+        for capacity in [1, 2, 8, 64] {
+            var handed: [ScannedBundle] = []
             let report = try ScanPipeline.run(root: f.root, capacity: capacity) { item in
                 guard case .scanned(let bundle) = item else { return }
-                handed.append((bundle.path, bundle.tables))
+                handed.append(bundle)
             }
-            var walked: [(String, [StringsTable])] = []
-            _ = try TreeWalker().walk(root: f.root) { walked.append(($0.path, $0.tables)) }
-            #expect(handed.map(\.0) == walked.map(\.0))
-            #expect(handed.map(\.1) == walked.map(\.1))
-            #expect(walked.allSatisfy { !$0.1.isEmpty })
+            #expect(handed.map(\.path) == walked.map(\.path))
+            #expect(handed.map(\.tables) == walked.map(\.tables))
+            #expect(handed.map(\.infoPlists) == walked.map(\.infoPlists))
+            #expect(handed.map { $0.stringsFiles.map { [$0.directory, $0.name] } } == walked.map { $0.stringsFiles.map { [$0.directory, $0.name] } })
+            #expect(handed.map { $0.stringsFiles.map(\.dictionary) } == walked.map { $0.stringsFiles.map(\.dictionary) })
+            #expect(handed.map(\.warnings) == walked.map(\.warnings))
+            #expect(report.warnings == plain.warnings)
             #expect(report.bundles == 24)
         }
+        #expect(walked.allSatisfy { !$0.tables.isEmpty })
+        // Two broken Info.plists (B4, B9); six tables missing a `;`, each a table of its bundle and
+        // of the flat bundle holding it.
+        #expect(plain.warnings.count == 14, "\(plain.warnings)")
     }
 
     @Test("a write error stops the scan thread and reaches the caller")

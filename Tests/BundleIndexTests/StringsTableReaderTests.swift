@@ -197,7 +197,7 @@ struct StringsTableReaderTests {
         #expect(link(path, hardLink) == 0)
         // Two links to the folder: other spellings of the same real paths.
         #expect(symlink(dir, dir + "/Linked") == 0 && symlink(dir, dir + "/Other") == 0)
-        var reads = FilesRead()
+        let reads = FilesRead()
         // Read where it lies: looked for, not kept (a tree without links keeps nothing).
         #expect(reads.table(path, realPath: path).content == entries("1"))
         try write("2")   // in place: the hard link sees it too
@@ -211,7 +211,7 @@ struct StringsTableReaderTests {
         // A hard link is another file, and an unknown real path is never looked for.
         #expect(reads.table(hardLink, realPath: hardLink).content == entries("3"))
         #expect(reads.table(path, realPath: nil).content == entries("3"))
-        var none = FilesRead.none
+        let none = FilesRead.none
         #expect(none.table(dir + "/Linked/Localizable.strings", realPath: path).content == entries("3"))
         // Real paths are compared as bytes: "é" in one scalar and in two are two files.
         let composed = dir + "/\u{E9}.strings", decomposed = dir + "/e\u{301}.strings"

@@ -1,19 +1,23 @@
 import Foundation
 
 /// Walks a root on a thread of its own and hands the scanned bundles, in walk order, to the
-/// calling thread, so that scanning the next bundle (directory reads, sorting, Info.plist
-/// parsing) overlaps with writing the previous one on a second core. The calling thread also
-/// reads each bundle's strings tables before writing it: the walk is the longer half, and the
-/// tables are a third of it on real trees (docs/scanning.md, "Reading strings tables"). They are
-/// read by the same function a plain scan uses, bundle after bundle in walk order, so the index
-/// is the same whatever the timing.
+/// calling thread, so that scanning the next bundle (directory reads, sorting) overlaps with
+/// writing the previous one on a second core. A bundle's files (Info.plist, InfoPlist.strings,
+/// its strings tables) are read between the two, by whichever thread is free first: the writer
+/// takes the first bundle waiting, the walker, when it is that far ahead, the last one
+/// (docs/scanning.md, "Reading strings tables"). They are read by the same function a plain scan
+/// uses, and each bundle is written in walk order, so the index is the same whatever the
+/// timing.
 ///
 /// The write transaction never leaves the calling thread: LMDB ties a write transaction and
 /// its writer lock to the thread that began it. At most `capacity` scanned bundles wait, holding
 /// at most about `entriesAhead` directory entries (and as many in the batch being written),
-/// which bounds the memory the overlap costs. Sixteen small bundles let the two threads drift
-/// apart without waking each other for every bundle: on the real corpus ×19 (8 200 bundles,
-/// 11 files each) a capacity of 2 took a median 3.14 s against 2.77 s with 16 (load 4).
+/// which bounds the memory the overlap costs. The walk is bursty (a stretch of small bundles, then
+/// a large folder that holds none), so the room has to let the threads drift apart: on the real
+/// corpus ×18 (7 790 bundles) with 16 the writer still waited ~1 000 times for an empty queue and
+/// the walker ~100 times for a full one (0.2 s and 0.1 s of a 1.5 s build); with 64, ~300 and
+/// ~10 times (0.08 s and 0.01 s). A capacity of 2 had taken 3.14 s against 2.77 s with 16 on the
+/// real corpus ×19 (load 4) before the files were read by both threads.
 ///
 /// An incremental build gives the pipeline the index as it was and the bundles it holds under
 /// the root: whether each bundle the walk finds is unchanged (`UnchangedBundles`) is then checked
@@ -33,10 +37,31 @@ final class ScanPipeline: @unchecked Sendable {
         }
     }
 
+    /// An item in the queue, numbered in walk order, and whether its files are read yet.
+    private struct Waiting {
+        let number: Int
+        var item: Item
+        var files: Files
+    }
+
+    private enum Files {
+        /// Waiting for either thread to read them (`BundleScanner.readFiles`).
+        case toRead
+        /// A thread is reading them; the item is back when it is done.
+        case reading
+        /// Read (an unchanged bundle has none), with the warnings they gave.
+        case read(warnings: [String])
+
+        var isRead: Bool {
+            if case .read = self { true } else { false }
+        }
+    }
+
     // Everything below is guarded by `condition`; that is what makes the class safe to share
     // between the walking thread and the writing thread (@unchecked Sendable).
     private let condition = NSCondition()
-    private var waiting: [Item] = []
+    private var waiting: [Waiting] = []
+    private var numbered = 0
     /// How many of `waiting` are scanned bundles (the others hold no listings), and their
     /// directory entries.
     private var scannedWaiting = 0
@@ -47,6 +72,9 @@ final class ScanPipeline: @unchecked Sendable {
     private var outcome: Result<TreeWalker.Report, any Error>?
     private var cancelled = false
     private let capacity: Int
+    /// Files read in this build through links, for both threads (`FilesRead`); not guarded by
+    /// `condition` (it has its own lock).
+    private let filesRead = FilesRead()
 
     private init(capacity: Int) { self.capacity = capacity }
 
@@ -60,25 +88,25 @@ final class ScanPipeline: @unchecked Sendable {
     /// With `unchangedIn`, bundles whose records there match the disk are handed on unscanned;
     /// `indexed` are the bundle paths it holds under `root` (checked ahead of the walk).
     static func run(root: String, declaredBundles: Set<String> = [], unchangedIn index: IndexStore? = nil,
-                    indexed: [String] = [], capacity: Int = 16, consume: (Item) throws -> Void) throws -> TreeWalker.Report {
+                    indexed: [String] = [], capacity: Int = 64, consume: (Item) throws -> Void) throws -> TreeWalker.Report {
         let pipeline = ScanPipeline(capacity: capacity)
         let walking = Thread { pipeline.walk(root, declaredBundles, unchangedIn: index, indexed: indexed) }
         walking.stackSize = 8 << 20
         walking.start()
-        // What the tables read here have to say: the walk's report was made without them.
-        var tableWarnings: [String] = []
-        // A file reached through a link and again where it lies is read once (Debian's GNUstep
-        // applications: 570 table reads for 408 files in the real corpus ×1).
-        var filesRead = FilesRead()
+        // What the files read have to say: the walk's report was made without them. In walk
+        // order, whichever thread read them.
+        var fileWarnings: [String] = []
         do {
-            while let items = try pipeline.next() {
-                for item in items {
-                    // The strings tables are read here, on the writing thread, which has time to
-                    // spare while the walking thread lists directories (docs/scanning.md,
-                    // "Reading strings tables").
-                    guard case .scanned(var bundle) = item else { try consume(item); continue }
-                    tableWarnings += BundleScanner.readFiles(of: &bundle, reads: &filesRead)
-                    try consume(.scanned(bundle))
+            while let step = try pipeline.next() {
+                switch step {
+                case .read(let number, var bundle):
+                    let warnings = BundleScanner.readFiles(of: &bundle, reads: pipeline.filesRead)
+                    pipeline.finishReading(number, bundle, warnings: warnings)
+                case .write(let items):
+                    for (item, warnings) in items {
+                        fileWarnings += warnings
+                        try consume(item)
+                    }
                 }
             }
         } catch {
@@ -86,7 +114,7 @@ final class ScanPipeline: @unchecked Sendable {
             throw error
         }
         var report = try pipeline.finalReport()
-        report.warnings += tableWarnings
+        report.warnings += fileWarnings
         return report
     }
 
@@ -109,28 +137,40 @@ final class ScanPipeline: @unchecked Sendable {
             }
         }
         condition.lock()
+        // The bundles still waiting to be read are shared with the writer to the end.
+        if case .success = result {
+            while !cancelled, readLastWaiting() {}
+        }
         outcome = result
         condition.broadcast()
         condition.unlock()
     }
 
     /// Walking thread: a scanned bundle waits while those waiting are `capacity` or hold
-    /// `entriesAhead` entries (an unchanged one never waits: it holds nothing). Each wake-up of
-    /// the writer costs two context switches, and an unchanged bundle gives it almost nothing to
-    /// do, so it is woken for a scanned bundle and otherwise once per `unchangedBatch` items (and
-    /// at the end).
+    /// `entriesAhead` entries (an unchanged one never waits: it holds nothing); meanwhile this
+    /// thread reads the files of the last bundle waiting with files to read (the writer takes
+    /// them from the front), so neither thread idles while the other has work: which thread is
+    /// the longer depends on the tree (on the real corpus the writer's, with the strings
+    /// tables). Each wake-up of the writer costs two context switches, and an unchanged bundle
+    /// gives it almost nothing to do, so it is woken for a scanned bundle and otherwise once per
+    /// `unchangedBatch` items (and at the end).
     private func hand(_ item: Item) throws {
         condition.lock()
         defer { condition.unlock() }
         var wake = waiting.count + 1 >= Self.unchangedBatch
+        var files = Files.read(warnings: [])
         if case .scanned(let bundle) = item {
-            while isFull && !cancelled { condition.wait() }
+            while isFull && !cancelled {
+                if !readLastWaiting() { condition.wait() }
+            }
             scannedWaiting += 1
             entriesWaiting += bundle.resourceCount
+            files = .toRead
             wake = true
         }
         if cancelled { throw Cancelled() }
-        waiting.append(item)
+        waiting.append(Waiting(number: numbered, item: item, files: files))
+        numbered += 1
         if wake { condition.broadcast() }
     }
 
@@ -141,22 +181,80 @@ final class ScanPipeline: @unchecked Sendable {
         scannedWaiting >= capacity || (scannedWaiting > 0 && entriesWaiting >= Self.entriesAhead)
     }
 
-    /// Writing thread: every item waiting, in walk order (at least one); nil when the walk is
-    /// over; rethrows the walk's error.
-    private func next() throws -> [Item]? {
+    /// Walking thread, holding `condition`: reads the files of the last waiting bundle with
+    /// files to read, with `condition` unlocked meanwhile; false when there is none.
+    private func readLastWaiting() -> Bool {
+        guard let i = waiting.lastIndex(where: { if case .toRead = $0.files { true } else { false } }),
+              case .scanned(var bundle) = waiting[i].item else { return false }
+        let number = waiting[i].number
+        waiting[i].files = .reading
+        condition.unlock()
+        let warnings = BundleScanner.readFiles(of: &bundle, reads: filesRead)
+        condition.lock()
+        put(number, bundle, warnings: warnings)
+        return true
+    }
+
+    /// What the writing thread does next.
+    private enum Step {
+        /// Read this bundle's files, then `finishReading`.
+        case read(number: Int, ScannedBundle)
+        /// Write these, in this order (their files read, with the warnings those gave).
+        case write([(Item, warnings: [String])])
+    }
+
+    /// Writing thread: the items at the front whose files are read, in walk order, else a
+    /// bundle whose files to read (the first one); nil when the walk is over and every item
+    /// written; rethrows the walk's error.
+    private func next() throws -> Step? {
         condition.lock()
         defer { condition.unlock() }
-        while waiting.isEmpty && outcome == nil { condition.wait() }
-        if !waiting.isEmpty {
-            // The walker may be asleep only when it was that far ahead.
-            if isFull { condition.broadcast() }
-            scannedWaiting = 0
-            entriesWaiting = 0
-            defer { waiting = [] }
-            return waiting
+        while true {
+            let ready = waiting.prefix { $0.files.isRead }
+            if !ready.isEmpty {
+                // The walker may be asleep only when it was that far ahead.
+                if isFull { condition.broadcast() }
+                var out: [(Item, warnings: [String])] = []
+                out.reserveCapacity(ready.count)
+                for w in ready {
+                    if case .scanned(let bundle) = w.item {
+                        scannedWaiting -= 1
+                        entriesWaiting -= bundle.resourceCount
+                    }
+                    if case .read(let warnings) = w.files { out.append((w.item, warnings)) }
+                }
+                waiting.removeFirst(ready.count)
+                return .write(out)
+            }
+            if let i = waiting.firstIndex(where: { if case .toRead = $0.files { true } else { false } }),
+               case .scanned(let bundle) = waiting[i].item {
+                waiting[i].files = .reading
+                return .read(number: waiting[i].number, bundle)
+            }
+            if waiting.isEmpty, let outcome {
+                if case .failure(let error) = outcome { throw error }
+                return nil
+            }
+            condition.wait()
         }
-        if case .failure(let error) = outcome { throw error }
-        return nil
+    }
+
+    /// Writing thread: the bundle `next()` handed out, its files read.
+    private func finishReading(_ number: Int, _ bundle: ScannedBundle, warnings: [String]) {
+        condition.lock()
+        defer { condition.unlock() }
+        put(number, bundle, warnings: warnings)
+    }
+
+    /// Holding `condition`: puts a bundle whose files were read back in its place, and wakes a
+    /// thread that may wait for it.
+    private func put(_ number: Int, _ bundle: ScannedBundle, warnings: [String]) {
+        guard let i = waiting.firstIndex(where: { $0.number == number }) else {
+            preconditionFailure("a bundle being read left the queue")
+        }
+        waiting[i].item = .scanned(bundle)
+        waiting[i].files = .read(warnings: warnings)
+        condition.broadcast()
     }
 
     /// After `next()` returned nil, so the walk's outcome is set.

@@ -82,8 +82,8 @@ struct BundleScanner {
                                    outsideTargets: outsideTargets)
         bundle.propertyListsToRead = toRead
         if readsFiles {
-            var reads = FilesRead.none
-            _ = Self.readFiles(of: &bundle, reads: &reads)
+            let reads = FilesRead.none
+            _ = Self.readFiles(of: &bundle, reads: reads)
         }
         return bundle
     }
@@ -91,14 +91,14 @@ struct BundleScanner {
     /// Reads the files a scan named (`propertyListsToRead`, then the strings tables) into the
     /// bundle, after the warnings of its walk; returns the warnings the files gave.
     /// `reads`: files read before in this build, by real path (`FilesRead`).
-    static func readFiles(of bundle: inout ScannedBundle, reads: inout FilesRead) -> [String] {
+    static func readFiles(of bundle: inout ScannedBundle, reads: FilesRead) -> [String] {
         var warnings: [String] = []
         if let files = bundle.propertyListsToRead {
             var readTimes: [String: UInt64] = [:]
             let infoPlistDirectory = bundle.layout.infoPlistDirectory
             bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, readTimes: &readTimes,
-                                               warnings: &warnings, reads: &reads)
-            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes, reads: &reads)
+                                               warnings: &warnings, reads: reads)
+            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes, reads: reads)
             let parsed = bundle.infoPlists.map { PathText.join(infoPlistDirectory, $0.name) }
                 + bundle.stringsFiles.map { PathText.join($0.directory, $0.name) }
             bundle.fileStamps += parsed.map {
@@ -107,7 +107,7 @@ struct BundleScanner {
             bundle.propertyListsToRead = nil
         }
         // Tables carry their own modification times (kept in their table records, not here).
-        bundle.tables = readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: &reads)
+        bundle.tables = readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: reads)
         bundle.warnings += warnings
         return warnings
     }
@@ -268,7 +268,7 @@ struct BundleScanner {
     /// modification time each read saw, by path relative to the bundle (the file's stamp).
     private static func readInfoPlists(bundlePath: String, in directory: String, _ files: PropertyListFilesToRead,
                                        readTimes: inout [String: UInt64],
-                                       warnings: inout [String], reads: inout FilesRead) -> [InfoPlistFile] {
+                                       warnings: inout [String], reads: FilesRead) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
             let relative = PathText.join(directory, name), path = bundlePath + "/" + relative
@@ -295,7 +295,7 @@ struct BundleScanner {
     /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
     /// `reads`: tables read before in this build, by real path (`FilesRead`).
     static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String],
-                                  reads: inout FilesRead) -> [StringsTable] {
+                                  reads: FilesRead) -> [StringsTable] {
         var out: [StringsTable] = []
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
@@ -330,7 +330,7 @@ struct BundleScanner {
 
     /// The `InfoPlist*.strings` files named, parsed (`readTimes` as for `readInfoPlists`).
     private static func readStringsFiles(bundlePath: String, _ files: PropertyListFilesToRead,
-                                         readTimes: inout [String: UInt64], reads: inout FilesRead) -> [StringsFile] {
+                                         readTimes: inout [String: UInt64], reads: FilesRead) -> [StringsFile] {
         files.stringsFiles.map { file in
             let relative = PathText.join(file.directory.path, file.name)
             let (result, modificationTime, _) = reads.propertyList(bundlePath + "/" + relative,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The strings tables and property-list files one build has read, by real path: the file's name
 /// after the real path of its folder, links resolved. Debian links
 /// `lib/GNUstep/Applications/X.app/Resources` to `share/GNUstep/X.app`, which is a bundle of its
@@ -15,22 +17,30 @@
 /// 138. Bounded: for each kind, two generations of at most `bytesPerGeneration` bytes of files
 /// each; when the newer one is full, the older one is dropped. A file reached again soon after
 /// (the next bundles of the walk) is still held.
-struct FilesRead {
+///
+/// Shared by the two threads of a build (`ScanPipeline`: either may read a bundle's files): a
+/// lock guards the two tables, never a file's read, so the threads read files side by side (two
+/// reads of one file at the same moment both read it, and one is kept).
+final class FilesRead: @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
     private var tables: Generations<StringsTableReader.FileRead>
     private var propertyLists: Generations<PropertyListReader.StampedDictionary>
+    private let keeps: Bool
 
     /// `bytesPerGeneration` 0: nothing is kept (a scan outside a build).
     init(bytesPerGeneration: Int = 4 << 20) {
         tables = Generations(bytesPerGeneration: bytesPerGeneration)
         propertyLists = Generations(bytesPerGeneration: bytesPerGeneration)
+        keeps = bytesPerGeneration > 0
     }
 
     /// Keeps nothing.
     static var none: FilesRead { FilesRead(bytesPerGeneration: 0) }
 
     /// The strings table at `path`, read unless it was read before under `realPath`.
-    mutating func table(_ path: String, realPath: String?) -> StringsTableReader.FileRead {
-        tables.value(readAt: path, realPath: realPath) {
+    func table(_ path: String, realPath: String?) -> StringsTableReader.FileRead {
+        value(\.tables, readAt: path, realPath: realPath) {
             let read = StringsTableReader.file(path)
             return (read, read.size)
         }
@@ -38,11 +48,24 @@ struct FilesRead {
 
     /// The property list at `path` (`PropertyListReader.stampedDictionary`), read unless it was
     /// read before under `realPath`. Its name decides `gnustep`, so one real path has one answer.
-    mutating func propertyList(_ path: String, realPath: String?, gnustep: Bool = false) -> PropertyListReader.StampedDictionary {
-        propertyLists.value(readAt: path, realPath: realPath) {
+    func propertyList(_ path: String, realPath: String?, gnustep: Bool = false) -> PropertyListReader.StampedDictionary {
+        value(\.propertyLists, readAt: path, realPath: realPath) {
             let read = PropertyListReader.stampedDictionary(atPath: path, gnustep: gnustep)
             return (read, read.size)
         }
+    }
+
+    /// The value held for `realPath`, else `read`'s of the file at `path`, kept when `realPath`
+    /// is known and another spelling than `path` (the file was read through a link).
+    private func value<Value>(_ kind: ReferenceWritableKeyPath<FilesRead, Generations<Value>>, readAt path: String,
+                              realPath: String?, read: () -> (Value, size: Int)) -> Value {
+        guard keeps, let realPath = realPath.map(BytewiseString.init) else { return read().0 }
+        if let held = lock.withLock({ self[keyPath: kind].held(realPath) }) { return held }
+        let (value, size) = read()
+        if realPath != BytewiseString(text: path) {
+            lock.withLock { self[keyPath: kind].keep(value, realPath: realPath, size: size) }
+        }
+        return value
     }
 
     /// Values by real path, in two generations (the type's comment).
@@ -55,13 +78,9 @@ struct FilesRead {
 
         init(bytesPerGeneration: Int) { self.bytesPerGeneration = bytesPerGeneration }
 
-        /// The value held for `realPath`, else `read`'s of the file at `path`, kept when `realPath`
-        /// is known and another spelling than `path` (the file was read through a link).
-        mutating func value(readAt path: String, realPath: String?, read: () -> (Value, size: Int)) -> Value {
-            guard let realPath = realPath.map(BytewiseString.init), bytesPerGeneration > 0 else { return read().0 }
-            if let held = recent[realPath] ?? older[realPath] { return held }
-            let (value, size) = read()
-            guard realPath != BytewiseString(text: path) else { return value }
+        func held(_ realPath: BytewiseString) -> Value? { recent[realPath] ?? older[realPath] }
+
+        mutating func keep(_ value: Value, realPath: BytewiseString, size: Int) {
             if recentBytes + size > bytesPerGeneration {
                 older = recent
                 recent = [:]
@@ -69,7 +88,6 @@ struct FilesRead {
             }
             recent[realPath] = value
             recentBytes += size
-            return value
         }
     }
 }
