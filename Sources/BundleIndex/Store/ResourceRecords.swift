@@ -94,7 +94,10 @@ package enum ResourceRecords {
     static func lookupNames(of name: String, into names: inout [String]) {
         names.removeAll(keepingCapacity: true)
         names.append(name)
-        guard name.utf8.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") }) else { return }
+        // Over the name's buffer: stepping through `name.utf8` was a third of this function.
+        var name = name
+        let mayHaveSuffix = name.withUTF8 { $0.contains { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") } }
+        guard mayHaveSuffix else { return }
         for target in VariantSuffixes.allTargets {
             if let stripped = target.analyse(name).stripped, !names.contains(stripped) { names.append(stripped) }
         }
