@@ -151,7 +151,8 @@ struct BundleScanner {
         var out: [ScannedDirectory] = []
         // (relative path, its real path, real paths of the directories above it: the loop
         // guard). A plain subdirectory's real path is its parent's plus its name, so only the
-        // start and symbolic links cost a `realpath` (one per directory used to dominate scans).
+        // start costs a `realpath` (one per directory used to dominate scans), and a symbolic
+        // link is resolved from its folder's real path (`FileSystem.realPath(of:inRealDirectory:)`).
         var stack: [(String, String, [String])] = [(start, startReal, [])]
         // Directories behind links wait until the plain tree is done, so every real directory is
         // first indexed under its own path and the repetition bound only ever cuts link copies.
@@ -191,7 +192,7 @@ struct BundleScanner {
             for entry in entries.reversed() where entry.isTraversable {
                 let child = PathText.join(relative, entry.name)
                 if entry.flags.contains(.symlinkToDirectory) {
-                    guard let target = FileSystem.realPath(bundlePath + "/" + child) else { continue }
+                    guard let target = FileSystem.realPath(of: entry.name, inRealDirectory: real) else { continue }
                     // A target holding the bundle (`up -> ../..`) loops like one holding the
                     // directory being walked.
                     let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }

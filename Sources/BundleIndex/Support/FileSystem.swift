@@ -10,6 +10,49 @@ package enum FileSystem {
         return String(cString: p)
     }
 
+    /// The real path of the entry `name` of the directory whose real path is `directory` —
+    /// what `realPath(directory + "/" + name)` answers, or nil where it answers nil — asking
+    /// `readlink` only of what lies past `directory`: `realpath(3)` asks it of every component
+    /// from `/` on, and a link that climbs back up (Debian's `X.app/Resources ->
+    /// ../../../../share/GNUstep/X.app`) is the few components past where it lands.
+    /// `directory` must hold no link; `..` is then its parent, as for `realpath`. Left to
+    /// `realpath`: a target that is not valid UTF-8 or fills the buffer.
+    /// `FileSystemTests.realPathOfLinks` compares the two on random trees of links.
+    package static func realPath(of name: String, inRealDirectory directory: String) -> String? {
+        var resolved = directory.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Components still to resolve, the next one last.
+        var pending = [name]
+        var linksFollowed = 0
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        while let component = pending.popLast() {
+            if component.isEmpty || component == "." { continue }
+            if component == ".." {
+                _ = resolved.popLast()
+                continue
+            }
+            let candidate = "/" + (resolved + [component]).joined(separator: "/")
+            let length = buffer.withUnsafeMutableBytes { readlink(candidate, $0.baseAddress!, $0.count) }
+            if length < 0 {
+                // Not a link: the component is real. A file followed by a name is refused by the
+                // next `readlink` (ENOTDIR), as by `realpath`; followed by `.` or `..`, it is
+                // asked here.
+                guard errno == EINVAL else { return nil }
+                if let next = pending.last, next == "." || next == "..", !isDirectory(candidate) { return nil }
+                resolved.append(component)
+                continue
+            }
+            linksFollowed += 1
+            // As `realpath`'s limit of links followed (ELOOP).
+            guard linksFollowed <= 40 else { return nil }
+            guard length < buffer.count - 1, let target = String(validating: buffer[..<length], as: UTF8.self) else {
+                return realPath("/" + (resolved + [component] + pending.reversed()).joined(separator: "/"))
+            }
+            if target.hasPrefix("/") { resolved.removeAll() }
+            pending += target.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed()
+        }
+        return "/" + resolved.joined(separator: "/")
+    }
+
     /// A directory and not a link to one (`lstat`).
     package static func isRealDirectory(_ path: String) -> Bool {
         var st = stat()
