@@ -9,7 +9,7 @@ struct FileSystemTests {
     func realPathOfLinks() throws {
         let root = makeTempDirectory(prefix: "realpath")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        var generator = SeededGenerator(seed: 11)
+        var generator = SeededRandom(state: 11)
         // Folders three deep, a few files, and links among them: relative ones that climb
         // (`../../x`), absolute ones, links to links, to files, to nothing, loops, `.` and `..`
         // after a file, doubled slashes.
@@ -67,15 +67,3 @@ struct FileSystemTests {
     }
 }
 
-/// SplitMix64: the same random trees on every run.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

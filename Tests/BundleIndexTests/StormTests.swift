@@ -6,20 +6,6 @@ import Testing
 @testable import BundleIndex
 @testable import BundleIndexCore
 
-/// SplitMix64: the storm is the same on every run.
-struct SeededRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    mutating func pick<T>(_ a: [T]) -> T? { a.isEmpty ? nil : a[below(a.count)] }
-}
-
 /// The storm's own picture of the tree (relative to the storm folder), so operations can pick
 /// existing targets without listing directories.
 struct StormTree {

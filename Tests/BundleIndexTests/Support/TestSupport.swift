@@ -86,3 +86,17 @@ func run(_ argv: [String], cwd: String? = nil, input: String? = nil,
         ? 128 + process.terminationStatus : process.terminationStatus
     return (status, read(outPath), read(errPath))
 }
+
+/// SplitMix64: a seeded storm or tree is the same on every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
+    mutating func pick<T>(_ a: [T]) -> T? { a.isEmpty ? nil : a[below(a.count)] }
+}
