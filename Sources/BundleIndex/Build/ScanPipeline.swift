@@ -61,7 +61,8 @@ final class ScanPipeline: @unchecked Sendable {
     // between the walking thread and the writing thread (@unchecked Sendable).
     private let condition = NSCondition()
     private var waiting: [Waiting] = []
-    private var numbered = 0
+    /// The number the next item handed on gets.
+    private var nextNumber = 0
     /// How many of `waiting` are scanned bundles (the others hold no listings), and their
     /// directory entries.
     private var scannedWaiting = 0
@@ -169,8 +170,8 @@ final class ScanPipeline: @unchecked Sendable {
             wake = true
         }
         if cancelled { throw Cancelled() }
-        waiting.append(Waiting(number: numbered, item: item, files: files))
-        numbered += 1
+        waiting.append(Waiting(number: nextNumber, item: item, files: files))
+        nextNumber += 1
         if wake { condition.broadcast() }
     }
 
