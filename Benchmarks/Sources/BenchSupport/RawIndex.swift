@@ -73,8 +73,9 @@ public final class RawIndex: @unchecked Sendable {
     }
 }
 
-/// A tiny deterministic generator (Steele, Lea, Flood: SplitMix64).
-public struct SplitMix64 {
+/// A tiny deterministic generator (Steele, Lea, Flood: SplitMix64), so every machine samples
+/// the same keys and lookups.
+public struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {

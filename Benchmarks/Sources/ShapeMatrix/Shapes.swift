@@ -18,11 +18,11 @@ enum NameShape: String, CaseIterable {
 /// that way.
 struct ShapePlanner {
     let perCell: Int
-    var generator: SplitMix
+    var generator: SplitMix64
 
     init(perCell: Int, seed: UInt64) {
         self.perCell = perCell
-        self.generator = SplitMix(seed: seed)
+        self.generator = SplitMix64(seed: seed)
     }
 
     /// Candidate lookups of one bundle (not yet classified): every resource file and directory
@@ -157,18 +157,5 @@ struct ShapePlanner {
         }
         walk("", depth: 0)
         return out
-    }
-}
-
-/// A small seeded generator, so every machine samples the same lookups.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

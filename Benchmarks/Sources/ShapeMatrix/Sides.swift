@@ -122,7 +122,7 @@ struct Measurement<S: Side> {
             checksum &+= try side.open(path) == nil ? 0 : 1
             times["open by path", default: CellTimes()].repeated.append(Double(monotonicNanoseconds() - start) - overhead)
         }
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let order = lookups.indices.filter { handles[lookups[$0].bundle] != nil }.shuffled(using: &generator)
         for pass in 0...repeats {
             for i in order {
