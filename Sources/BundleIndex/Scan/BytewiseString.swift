@@ -4,18 +4,8 @@
 struct BytewiseString: Hashable {
     let text: String
 
-    static func == (a: BytewiseString, b: BytewiseString) -> Bool {
-        // Over the two buffers: `utf8.elementsEqual` steps index by index (a build's lookups of
-        // real paths compare whole paths on every hit).
-        guard a.text.utf8.count == b.text.utf8.count else { return false }
-        var x = a.text, y = b.text
-        return x.withUTF8 { p in y.withUTF8 { q in p.elementsEqual(q) } }
-    }
+    static func == (a: BytewiseString, b: BytewiseString) -> Bool { sameBytes(a.text, b.text) }
 
-    func hash(into hasher: inout Hasher) {
-        // One buffer, not byte by byte (combining each byte was a tenth of the strings parse);
-        // the pointer lives only inside `withUTF8`.
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
+    /// One buffer, not byte by byte (combining each byte was a tenth of the strings parse).
+    func hash(into hasher: inout Hasher) { hasher.combineBytes(of: text) }
 }

@@ -13,7 +13,7 @@ extension String {
 /// strings ("é" as one scalar and as `e` + combining accent) for equal; CF compares the code
 /// units (docs/search-pattern.md, L-byte-names).
 @inline(__always)
-func sameBytes(_ a: String, _ b: String) -> Bool {
+package func sameBytes(_ a: String, _ b: String) -> Bool {
     a.utf8.count == b.utf8.count && a.withUTF8Bytes { x in
         b.withUTF8Bytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
     }
@@ -22,7 +22,7 @@ func sameBytes(_ a: String, _ b: String) -> Bool {
 extension Hasher {
     /// Feeds `s`'s UTF-8 bytes in one call (a byte at a time costs a hasher round each).
     @inline(__always)
-    mutating func combineBytes(of s: String) {
+    package mutating func combineBytes(of s: String) {
         s.withUTF8Bytes { combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
