@@ -94,16 +94,13 @@ struct BundleScanner {
     static func readFiles(of bundle: inout ScannedBundle, reads: FilesRead) -> [String] {
         var warnings: [String] = []
         if let files = bundle.propertyListsToRead {
-            var readTimes: [String: UInt64] = [:]
+            // Each file's stamp is the modification time its read saw.
+            var stamps: [FileStamp] = []
             let infoPlistDirectory = bundle.layout.infoPlistDirectory
-            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, readTimes: &readTimes,
+            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, stamps: &stamps,
                                                warnings: &warnings, reads: reads)
-            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, readTimes: &readTimes, reads: reads)
-            let parsed = bundle.infoPlists.map { PathText.join(infoPlistDirectory, $0.name) }
-                + bundle.stringsFiles.map { PathText.join($0.directory, $0.name) }
-            bundle.fileStamps += parsed.map {
-                FileStamp(path: $0, modificationTime: readTimes[$0] ?? FileSystem.modificationTime(bundle.path + "/" + $0))
-            }
+            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, stamps: &stamps, reads: reads)
+            bundle.fileStamps += stamps
             bundle.propertyListsToRead = nil
         }
         // Tables carry their own modification times (kept in their table records, not here).
@@ -265,17 +262,17 @@ struct BundleScanner {
         return entries.filter { !$0.isDirectory && Self.infoPlistNames.contains($0.name.lowercased()) }.map(\.name)
     }
 
-    /// The Info.plist files named in `directory` (the layout's), parsed; `readTimes` gets the
-    /// modification time each read saw, by path relative to the bundle (the file's stamp).
+    /// The Info.plist files named in `directory` (the layout's), parsed; `stamps` gets each one's
+    /// path relative to the bundle with the modification time its read saw.
     private static func readInfoPlists(bundlePath: String, in directory: String, _ files: PropertyListFilesToRead,
-                                       readTimes: inout [String: UInt64],
+                                       stamps: inout [FileStamp],
                                        warnings: inout [String], reads: FilesRead) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
             let relative = PathText.join(directory, name), path = bundlePath + "/" + relative
             let (result, modificationTime, _) = reads.propertyList(path, realPath: Self.realPath(of: name, in: files.infoPlistDirectoryRealPath),
                                                                    gnustep: name.lowercased() == "info-gnustep.plist")
-            readTimes[relative] = modificationTime
+            stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
             switch result {
             case .success(let d): out.append(InfoPlistFile(name: name, dictionary: d))
             case .failure(let why):
@@ -329,14 +326,14 @@ struct BundleScanner {
         return out
     }
 
-    /// The `InfoPlist*.strings` files named, parsed (`readTimes` as for `readInfoPlists`).
+    /// The `InfoPlist*.strings` files named, parsed (`stamps` as for `readInfoPlists`).
     private static func readStringsFiles(bundlePath: String, _ files: PropertyListFilesToRead,
-                                         readTimes: inout [String: UInt64], reads: FilesRead) -> [StringsFile] {
+                                         stamps: inout [FileStamp], reads: FilesRead) -> [StringsFile] {
         files.stringsFiles.map { file in
             let relative = PathText.join(file.directory.path, file.name)
             let (result, modificationTime, _) = reads.propertyList(bundlePath + "/" + relative,
                                                                    realPath: realPath(of: file.name, in: file.directory.realPath))
-            readTimes[relative] = modificationTime
+            stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
             return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())
         }
     }
