@@ -28,8 +28,8 @@ package struct ScannedBundle {
     /// tops only): their content is indexed under the bundle's own paths, so the watcher
     /// watches them too (docs/watching.md, "Links out of a bundle"). Not stored in the index.
     package var outsideTargets: [String] = []
-    /// The property-list files a build's walk found and left for its writing thread to read
-    /// (`ScanPipeline`); until then `infoPlists`, `stringsFiles` and their stamps are empty.
+    /// The property-list files a build's walk found and left to be read later, by either of its
+    /// threads (`ScanPipeline`); until then `infoPlists`, `stringsFiles` and their stamps are empty.
     /// nil once read. Not stored in the index.
     package var propertyListsToRead: PropertyListFilesToRead?
 

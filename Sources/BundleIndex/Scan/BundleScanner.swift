@@ -198,7 +198,7 @@ struct BundleScanner {
                     behindLinks.append((child, target, nextChain))
                     continue
                 }
-                stack.append((child, (real == "/" ? "" : real) + "/" + entry.name, nextChain))
+                stack.append((child, Self.realPath(of: entry.name, in: real), nextChain))
             }
         }
         out.sort { byteOrder($0.path, $1.path) }
@@ -270,7 +270,7 @@ struct BundleScanner {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
             let relative = PathText.join(directory, name), path = bundlePath + "/" + relative
-            let (result, modificationTime, _) = reads.propertyList(path, realPath: Self.realPath(of: name, in: files.infoPlistDirectoryRealPath),
+            let (result, modificationTime, _) = reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
                                                                    gnustep: name.lowercased() == "info-gnustep.plist")
             stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
             switch result {
@@ -298,7 +298,7 @@ struct BundleScanner {
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
                 let relative = PathText.join(d.path, e.name)
-                let file = reads.table(bundlePath + "/" + relative, realPath: realPath(of: e.name, in: d.realPath))
+                let file = reads.table(bundlePath + "/" + relative, realPath: d.realPath.map { realPath(of: e.name, in: $0) })
                 out.append(StringsTableReader.table(bundlePath: bundlePath, relativePath: relative, file, warnings: &warnings))
             }
         }
@@ -332,14 +332,15 @@ struct BundleScanner {
         files.stringsFiles.map { file in
             let relative = PathText.join(file.directory.path, file.name)
             let (result, modificationTime, _) = reads.propertyList(bundlePath + "/" + relative,
-                                                                   realPath: realPath(of: file.name, in: file.directory.realPath))
+                                                                   realPath: file.directory.realPath.map { realPath(of: file.name, in: $0) })
             stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
             return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())
         }
     }
 
-    /// The real path of `name` in the folder whose real path is `folder`, when that is known.
-    static func realPath(of name: String, in folder: String?) -> String? {
-        folder.map { ($0 == "/" ? "" : $0) + "/" + name }
+    /// The path of the entry `name` of the folder whose real path is `folder`: the entry's real
+    /// path unless it is a link itself.
+    static func realPath(of name: String, in folder: String) -> String {
+        (folder == "/" ? "" : folder) + "/" + name
     }
 }
