@@ -168,95 +168,14 @@ struct OpenStepStringsParser {
                 return nil
             }
             entries.append(StringsTable.Entry(key: key, value: value))
-            hashes.append(Self.fnv1a(key))
+            hashes.append(RepeatedKeys.hash(key))
             guard skipSpace(), text[at] == UInt8(ascii: ";") else {
                 missingSemicolonAt = at
                 return nil
             }
             at += 1
         }
-        return Self.lastValues(entries, hashes: hashes)
-    }
-
-    /// Each key once, with its last value (CFDictionarySetValue), at its first place. Keys are
-    /// found again by their hashes in an open-addressed table (`HashPlaces`), and compared as
-    /// bytes only when a hash comes again; the entries are copied only from the first repeated
-    /// key on. Many real tables repeat keys (GNUstep's do), and a dictionary of every key by its
-    /// bytes, which this replaced for them, was 11 % of the real corpus's strings reading.
-    private static func lastValues(_ entries: [StringsTable.Entry], hashes: [UInt64]) -> [StringsTable.Entry] {
-        var places = HashPlaces(capacity: hashes.count)
-        // Made at the first repeated key: until then each entry's place is its index.
-        var out: [StringsTable.Entry]?
-        for i in entries.indices {
-            guard let place = places.insert(hashes[i], place: out?.count ?? i) else {
-                out?.append(entries[i])
-                continue
-            }
-            if out == nil { out = Array(entries[..<i]) }
-            // Two keys of one FNV-1a hash: rare enough to compare every key by its bytes.
-            guard BytewiseString(text: out![place].key) == BytewiseString(text: entries[i].key) else {
-                return lastValuesByKey(entries)
-            }
-            out![place] = entries[i]
-        }
-        return out ?? entries
-    }
-
-    /// `lastValues` by a dictionary of the keys' bytes.
-    private static func lastValuesByKey(_ entries: [StringsTable.Entry]) -> [StringsTable.Entry] {
-        var out: [StringsTable.Entry] = []
-        var position: [BytewiseString: Int] = [:]
-        for entry in entries {
-            let byBytes = BytewiseString(text: entry.key)
-            if let i = position[byBytes] {
-                out[i] = entry
-            } else {
-                position[byBytes] = out.count
-                out.append(entry)
-            }
-        }
-        return out
-    }
-
-    /// Hashes and where each one's entry is, open-addressed (linear probing) in at least twice
-    /// as many slots as hashes. Measured per hash over 30–1 000 random ones: 4–8 ns to insert,
-    /// where a `Set<UInt64>` took 17–28 ns (and sorting them 17–62).
-    private struct HashPlaces {
-        private var hashes: [UInt64]
-        /// -1: an empty slot.
-        private var places: [Int32]
-        private let mask: Int
-
-        init(capacity: Int) {
-            var size = 8
-            while size < 2 * capacity { size <<= 1 }
-            hashes = Array(repeating: 0, count: size)
-            places = Array(repeating: -1, count: size)
-            mask = size - 1
-        }
-
-        /// The place of `hash` when it is in the table, else nil, with `hash` put there at `place`.
-        mutating func insert(_ hash: UInt64, place: Int) -> Int? {
-            var i = Int(truncatingIfNeeded: hash) & mask
-            while places[i] >= 0 {
-                if hashes[i] == hash { return Int(places[i]) }
-                i = (i + 1) & mask
-            }
-            hashes[i] = hash
-            places[i] = Int32(truncatingIfNeeded: place)
-            return nil
-        }
-    }
-
-    /// FNV-1a of the key's UTF-8 bytes: equal keys hash alike.
-    private static func fnv1a(_ key: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        // Over the buffer: stepping through `key.utf8` cost twice as much.
-        var key = key
-        key.withUTF8 { bytes in
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        }
-        return hash
+        return RepeatedKeys.lastValues(entries, hashes: hashes)
     }
 
     private static func startsString(_ c: UInt8) -> Bool {
