@@ -95,9 +95,7 @@ package enum ResourceRecords {
         names.removeAll(keepingCapacity: true)
         names.append(name)
         // Over the name's buffer: stepping through `name.utf8` was a third of this function.
-        var name = name
-        let mayHaveSuffix = name.withUTF8 { $0.contains { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") } }
-        guard mayHaveSuffix else { return }
+        guard name.withUTF8Bytes({ $0.contains { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "~") } }) else { return }
         for target in VariantSuffixes.allTargets {
             if let stripped = target.analyse(name).stripped, !names.contains(stripped) { names.append(stripped) }
         }
