@@ -51,6 +51,71 @@ struct DirectLookupTests {
         #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
     }
 
+    @Test("paths(forResourcesOfType:) spelled directly answers as the general array lookup, both profiles")
+    func arrayPathsAsGeneralLookup() throws {
+        var compared = 0, nonEmpty = 0
+        let oddSubdirectories: [String?] = [nil, "", ".", "..", "./x", "x/..", "/", "a//b", "en.lproj", "English.lproj/"]
+        let localizations: [ResourceLookup.Localization] = [
+            .unspecified, .given(nil), .given(""), .given("en"), .given("fr"), .given("English"), .given("German"),
+            .given("Base"), .given("x/.."), .given("../en"), .given("é"),
+        ]
+        try forEachGeneratedBundle { bundleName, bundle, cases in
+            var types: Set<String?> = [nil, "", ".png", "lproj"]
+            var subdirectories = Set(oddSubdirectories)
+            for c in cases {
+                guard let q = c["q"] as? [String: Any] else { continue }
+                types.insert(q["type"] as? String)
+                subdirectories.insert(q["dir"] as? String)
+            }
+            // A sample of each (all of them took a minute): the odd ones first.
+            let byText = { (a: String?, b: String?) in (a ?? "") < (b ?? "") }
+            for type in types.sorted(by: byText).prefix(8) {
+                for subdirectory in oddSubdirectories + subdirectories.subtracting(oddSubdirectories).sorted(by: byText).prefix(4) {
+                    for localization in localizations {
+                        let direct: [String], general: [String]
+                        if case .given(let l) = localization {
+                            direct = try bundle.paths(forResourcesOfType: type, inDirectory: subdirectory, forLocalization: l)
+                            general = try bundle.resources(ofType: type, inDirectory: subdirectory, forLocalization: l).map(\.path)
+                        } else {
+                            direct = try bundle.paths(forResourcesOfType: type, inDirectory: subdirectory)
+                            general = try bundle.resources(ofType: type, inDirectory: subdirectory).map(\.path)
+                        }
+                        #expect(direct == general, "\(bundleName) \(String(describing: (type, subdirectory, localization)))")
+                        compared += 1
+                        if !general.isEmpty { nonEmpty += 1 }
+                    }
+                }
+            }
+        }
+        #expect(compared > 5000 && nonEmpty > compared / 10, "\(compared) \(nonEmpty)")
+    }
+
+    @Test("paths(…forLocalization:) counts what follows `.lproj` in UTF-16 code units, as CF does")
+    func arrayPathsLprojSubstring() throws {
+        // A global name with `.lproj` inside counts as localized when two or more UTF-16 code
+        // units follow it: `é` is one (two UTF-8 bytes), an emoji two.
+        for global in ["p.lprojé", "p.lproj😀", "p.lprojab", "p.lproja", "é.lproj/x.png"] {
+            let f = try BundleFixture([
+                "A.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "a"]),
+                "A.bundle/\(global)": "g",
+                "A.bundle/en.lproj/l.png": "l",
+                "A.bundle/fr.lproj/m.png": "m",
+                "A.bundle/zz.txt": "z",
+            ])
+            let bundle = try f.bundle("A.bundle")
+            let foundation = try #require(Bundle(path: f.root + "/A.bundle"))
+            for l in [nil, "en", "fr", "p"] as [String?] {
+                for type in [nil, "png", "txt"] as [String?] {
+                    let general = try bundle.resources(ofType: type, inDirectory: nil, forLocalization: l).map(\.path)
+                    #expect(foundation.paths(forResourcesOfType: type, inDirectory: nil, forLocalization: l).sorted() == general.sorted(),
+                            "Foundation: \(global) \(String(describing: (l, type)))")
+                    #expect(try bundle.paths(forResourcesOfType: type, inDirectory: nil, forLocalization: l) == general,
+                            "\(global) \(String(describing: (l, type)))")
+                }
+            }
+        }
+    }
+
     @Test("a root entry is ruled out for a name only when it is neither the name nor a variant of it, for every target")
     func rootEntriesKeepEveryVariant() {
         // Every entry made of these pieces, and what each target strips it to.

@@ -146,14 +146,14 @@ public struct IndexedBundle: Sendable {
     /// `type` (every resource when nil or empty) along the search list, with CF's type hiding
     /// (docs/search-pattern.md).
     public func paths(forResourcesOfType type: String?, inDirectory subpath: String?) throws -> [String] {
-        try hits(type, subpath, .unspecified).map(absolute)
+        try reader.store.read { try lookup($0).absolutePaths(type: type, subdirectory: subpath, localization: .unspecified) }
     }
 
     /// `Bundle.paths(forResourcesOfType:inDirectory:forLocalization:)`: global resources, then
     /// those of `localization.lproj` literally.
     public func paths(forResourcesOfType type: String?, inDirectory subpath: String?,
                       forLocalization localization: String?) throws -> [String] {
-        try hits(type, subpath, .given(localization)).map(absolute)
+        try reader.store.read { try lookup($0).absolutePaths(type: type, subdirectory: subpath, localization: .given(localization)) }
     }
 
     /// Like `path(...)`, with Foundation's directory flag (`url(...).hasDirectoryPath`).

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A found resource, as Foundation reports it: `IndexedBundle.resource(named:ofType:inDirectory:)`
 /// answers with one where `Bundle.url(forResource:…)` answers with a URL.
 public struct ResourceHit: Equatable, Sendable {
@@ -42,6 +44,74 @@ struct ResourceLookup {
         }
     }
 
+    /// `array(...)` as `path(...)` spells each hit, built once from the bundle path and the
+    /// entry: no relative path, `ResourceHit` or dot-segment pass per element, which were most of
+    /// a `paths(forResourcesOfType:)` answer's time. Taken when nothing needs normalising — no
+    /// `.` or `..` segment in the subdirectory (nor in the `<localization>.lproj/...` one that
+    /// `forLocalization:` may search) — and the version-0 root fallback is not needed; otherwise
+    /// the answer is `array`'s.
+    func absolutePaths(type: String?, subdirectory: String?, localization: Localization) throws -> [String] {
+        guard let request = LookupRequest(name: nil, type: type, subdirectory: subdirectory) else { return [] }
+        let sub = request.subdirectory
+        let l: String?
+        if case .given(let given) = localization { l = (given?.isEmpty ?? true) ? nil : given } else { l = nil }
+        if let sub, PathComponents.hasDotSegment(sub) { return try general() }
+        if let l, PathComponents.hasDotSegment(localizedSubdirectory(l, sub)) { return try general() }
+        let resourceDir = search.bundle.layout.resourceDirectory
+        var paths: [String] = []
+        if case .given = localization {
+            let (kept, lprojFound) = keptForLocalization(try search.elements(request.key, resourceDir: resourceDir, sub: sub),
+                                                         l, sub: sub)
+            paths = kept.map { value in
+                value.withUTF8Bytes { absolutePath(resourceDir: resourceDir, prefix: "", name: UnsafeRawBufferPointer($0)) }
+            }
+            if let l, !lprojFound {
+                try search.forEachArrayEntry(request.key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub)) { _, prefix, name, _, _ in
+                    paths.append(absolutePath(resourceDir: resourceDir, prefix: prefix, name: name))
+                }
+            }
+        } else {
+            try search.forEachArrayEntry(request.key, resourceDir: resourceDir, sub: sub) { _, prefix, name, _, _ in
+                paths.append(absolutePath(resourceDir: resourceDir, prefix: prefix, name: name))
+            }
+        }
+        if paths.isEmpty && search.plan.hasRootFallback { return try general() }
+        return paths
+
+        func general() throws -> [String] {
+            try array(type: type, subdirectory: subdirectory, localization: localization).map(\.path)
+        }
+    }
+
+    /// `hit(resourceDir:value:verbatim: false).path` for a value without dot segments: the
+    /// bundle path, `/`, the resource directory and `/` unless it is empty, `prefix` and `name`
+    /// — without a trailing `/` (a directory's value ends with one, which the path drops).
+    private func absolutePath(resourceDir: String, prefix: String, name: UnsafeRawBufferPointer) -> String {
+        let bundlePath = search.bundle.path
+        var name = name
+        if let last = name.last, last == UInt8(ascii: "/") { name = UnsafeRawBufferPointer(rebasing: name.dropLast()) }
+        let count = bundlePath.utf8.count + 1 + (resourceDir.isEmpty ? 0 : resourceDir.utf8.count + 1)
+            + prefix.utf8.count + name.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var at = 0
+            func put(_ bytes: UnsafeRawBufferPointer) {
+                guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+                UnsafeMutableRawPointer(target + at).copyMemory(from: source, byteCount: bytes.count)
+                at += bytes.count
+            }
+            func put(_ text: String) { text.withUTF8Bytes { put(UnsafeRawBufferPointer($0)) } }
+            put(bundlePath)
+            buffer[at] = UInt8(ascii: "/"); at += 1
+            if !resourceDir.isEmpty {
+                put(resourceDir)
+                buffer[at] = UInt8(ascii: "/"); at += 1
+            }
+            put(prefix)
+            put(name)
+            return at
+        }
+    }
+
     // MARK: -
 
     private func isNameKey(_ key: LookupRequest.Key) -> Bool {
@@ -82,24 +152,30 @@ struct ResourceLookup {
     private func findArray(_ key: LookupRequest.Key, resourceDir: String, sub: String?, localization: Localization) throws -> [String] {
         guard case .given(let loc) = localization else { return try search.all(key, resourceDir: resourceDir, sub: sub) }
         let l = (loc?.isEmpty ?? true) ? nil : loc
-        // CF walks its array in its own (readdir) order and stops at the first localized element
-        // of another lproj; what survives is then reported in byte order inside each run.
-        let elements = try search.elements(key, resourceDir: resourceDir, sub: sub)
-            .sorted { ($0.run, $0.rank) < ($1.run, $1.rank) }
-        var kept: [ResourceSearch.Element] = []
-        var lprojFound = false
-        for e in elements {
-            if isLocalized(e.value, sub: sub) {
-                guard let l, e.value.hasPrefix(l + ".") else { break }
-                lprojFound = true
-            }
-            kept.append(e)
-        }
-        var values = kept.sorted { $0.order < $1.order }.map(\.value)
+        var (values, lprojFound) = keptForLocalization(try search.elements(key, resourceDir: resourceDir, sub: sub), l, sub: sub)
         if let l, !lprojFound {
             values += try search.all(key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub))
         }
         return values
+    }
+
+    /// CF's `forLocalization:` filter of an array (docs/search-pattern.md, "forLocalization is
+    /// literal"): CF walks its array in its own (readdir) order and stops at the first localized
+    /// element of another lproj; what survives is reported in byte order inside each run. Also
+    /// whether an element of `<l>.lproj` survived (else that folder is searched next).
+    private func keptForLocalization(_ elements: [ResourceSearch.Element], _ l: String?,
+                                     sub: String?) -> (values: [String], lprojFound: Bool) {
+        let lPrefix = l.map { $0 + "." }
+        var kept: [ResourceSearch.Element] = []
+        var lprojFound = false
+        for e in elements.sorted(by: { ($0.run, $0.rank) < ($1.run, $1.rank) }) {
+            if isLocalized(e.value, sub: sub) {
+                guard let lPrefix, e.value.hasPrefix(lPrefix) else { break }
+                lprojFound = true
+            }
+            kept.append(e)
+        }
+        return (kept.sorted { $0.order < $1.order }.map(\.value), lprojFound)
     }
 
     private func localizedSubdirectory(_ l: String, _ sub: String?) -> String {
@@ -110,20 +186,33 @@ struct ResourceLookup {
     /// CF's test for "this table value came from an lproj" (docs/search-pattern.md,
     /// L-lproj-substring): with a subdirectory,
     /// it occurs in the path at an index > 0; without one, `.lproj` occurs with at least two
-    /// characters after it. A substring test, quirks included.
+    /// characters (UTF-16 code units, as CF counts) after it. A substring test, quirks included.
+    /// Searched in UTF-8: an occurrence of a whole string's encoding starts at the same
+    /// character in both encodings, so "first at index > 0" and "what follows the first" agree.
     private func isLocalized(_ path: String, sub: String?) -> Bool {
-        let p = Array(path.utf16)
-        if let sub, !sub.isEmpty {
-            guard let at = firstIndex(of: Array(sub.utf16), in: p) else { return false }
-            return at > 0
+        path.withUTF8Bytes { hay in
+            if let sub, !sub.isEmpty {
+                guard let at = sub.withUTF8Bytes({ Self.firstIndex(of: $0, in: hay) }) else { return false }
+                return at > 0
+            }
+            guard let j = Self.lprojSuffix.withUnsafeBufferPointer({ Self.firstIndex(of: $0, in: hay) }) else { return false }
+            // UTF-16 code units after `.lproj`: one per UTF-8 lead byte, two for a 4-byte one.
+            var after = 0
+            for byte in hay[(j + 6)...] where byte & 0xC0 != 0x80 {
+                after += byte >= 0xF0 ? 2 : 1
+                if after >= 2 { return true }
+            }
+            return false
         }
-        guard let j = firstIndex(of: Array(".lproj".utf16), in: p) else { return false }
-        return j + 7 < p.count
     }
 
-    private func firstIndex(of needle: [UInt16], in hay: [UInt16]) -> Int? {
+    private static let lprojSuffix = Array(".lproj".utf8)
+
+    private static func firstIndex(of needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>) -> Int? {
         guard !needle.isEmpty, needle.count <= hay.count else { return nil }
-        for i in 0...(hay.count - needle.count) where hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
+        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] {
+            if memcmp(hay.baseAddress! + i, needle.baseAddress!, needle.count) == 0 { return i }
+        }
         return nil
     }
 

@@ -110,32 +110,50 @@ struct ResourceSearch {
 
     func elements(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> [Element] {
         var out: [Element] = []
+        try forEachArrayEntry(key, resourceDir: resourceDir, sub: sub) { run, prefix, name, flags, rank in
+            var value = prefix + String(decoding: name, as: UTF8.self)
+            if flags.contains(.directory) { value += "/" }
+            out.append(Element(value: value, run: run, rank: rank, order: out.count))
+        }
+        return out
+    }
+
+    /// The entries `elements` makes its values of, in its order, unbuilt: each one's step (run),
+    /// the step's path prefix (`prefix`) and the entry, its name's bytes valid only during the
+    /// call. The value `elements` keeps is the prefix, the name, and a `/` for a directory.
+    func forEachArrayEntry(_ key: LookupRequest.Key, resourceDir: String, sub: String?,
+                           _ body: (_ run: Int, _ prefix: String, _ name: UnsafeRawBufferPointer,
+                                    _ flags: DirectoryEntry.Flags, _ rank: UInt32) throws -> Void) throws {
         var cache: [String: Bool] = [:]
         var typeMarked = false
         var localizedAdded = false
         for (run, step) in steps.enumerated() {
             guard let (dir, pre) = try locate(run, resourceDir: resourceDir, sub, cache: &cache) else { continue }
-            let entries: [DirectoryEntry]
+            var found = false
             switch key {
             case .name(let name):
                 if let hit = try resolve(name, in: dir, step: step, prefix: pre) {
-                    return [Element(value: pre + hit.pathComponent, run: run, rank: hit.rank, order: 0)]
+                    try hit.name.withUTF8Bytes { try body(run, pre, UnsafeRawBufferPointer($0), hit.flags, hit.rank) }
+                    return
                 }
-                continue
             case .type(let type):
                 if step.lproj != nil && !step.firstLproj && typeMarked { continue }
-                entries = try snapshot.typeEntries(bundle: bundle.id, dir, type: type)
-                if step.firstLproj && !entries.isEmpty { typeMarked = true }
+                try snapshot.forEachEntry(bundle: bundle.id, dir, type: type) { name, flags, rank in
+                    found = true
+                    try body(run, pre, name, flags, rank)
+                    return true
+                }
+                if step.firstLproj && found { typeMarked = true }
             case .all:
                 if step.lproj != nil && localizedAdded { continue }
-                entries = try snapshot.directory(bundle: bundle.id, dir)?.entries ?? []
-                if step.lproj != nil && !entries.isEmpty { localizedAdded = true }
-            }
-            for e in entries {
-                out.append(Element(value: pre + e.pathComponent, run: run, rank: e.rank, order: out.count))
+                try snapshot.forEachEntry(bundle: bundle.id, dir, type: nil) { name, flags, rank in
+                    found = true
+                    try body(run, pre, name, flags, rank)
+                    return true
+                }
+                if step.lproj != nil && found { localizedAdded = true }
             }
         }
-        return out
     }
 
     /// The entry CF's table holds for `name` after reading one directory: the entry of that

@@ -158,20 +158,33 @@ package struct IndexSnapshot {
     /// and its listing filtered by name, no `String` built for an entry of another type (format
     /// 13 keeps no type records).
     func typeEntries(bundle: UInt64, _ dir: DirectoryRef, type: String, first: Bool = false) throws -> [DirectoryEntry] {
+        var out: [DirectoryEntry] = []
+        try forEachEntry(bundle: bundle, dir, type: type) { name, flags, rank in
+            out.append(DirectoryEntry(name: String(decoding: name, as: UTF8.self), flags: flags, rank: rank))
+            return !first
+        }
+        return out
+    }
+
+    /// The entries of `dir` in byte order (with `type`: only those whose start or end type it
+    /// is), each name's bytes valid only during its call to `body`, which returns false to stop.
+    /// One read, like `typeEntries`; nothing when `dir` is not a directory of the bundle.
+    func forEachEntry(bundle: UInt64, _ dir: DirectoryRef, type: String?,
+                      _ body: (UnsafeRawBufferPointer, DirectoryEntry.Flags, UInt32) throws -> Bool) throws {
         try ResourceKey.directory(bundle: bundle, directory: dir.hash).withBytes { k in
             guard let record = try txn.get(store.resources, key: k),
                   var (_, r) = try dir.path.withUTF8Bytes({ try DirectoryRecord.open(record, path: UnsafeRawBufferPointer($0)) })
-            else { return [] }
+            else { return }
             var cursor = try FrontCodedEntries.Cursor(&r)
-            var out: [DirectoryEntry] = []
+            guard let type else {
+                _ = try cursor.forEach(body)
+                return
+            }
             try type.withUTF8Bytes { type in
-                try cursor.forEach { name, flags, rank in
-                    guard ResourceFileName.hasType(name, UnsafeRawBufferPointer(type)) else { return true }
-                    out.append(DirectoryEntry(name: String(decoding: name, as: UTF8.self), flags: flags, rank: rank))
-                    return !first
+                _ = try cursor.forEach { name, flags, rank in
+                    try !ResourceFileName.hasType(name, UnsafeRawBufferPointer(type)) || body(name, flags, rank)
                 }
             }
-            return out
         }
     }
 
