@@ -51,7 +51,7 @@ struct DirectLookupTests {
         #expect(compared > 1000 && shortcut > compared / 3 && found > shortcut / 10, "\(compared) \(shortcut) \(found)")
     }
 
-    @Test("paths(forResourcesOfType:) spelled directly answers as the general array lookup, both profiles")
+    @Test("paths(forResourcesOfType:) and resources(ofType:) spelled directly answer as the general array lookup, both profiles")
     func arrayPathsAsGeneralLookup() throws {
         var compared = 0, nonEmpty = 0
         let oddSubdirectories: [String?] = [nil, "", ".", "..", "./x", "x/..", "/", "a//b", "en.lproj", "English.lproj/"]
@@ -72,15 +72,18 @@ struct DirectLookupTests {
             for type in types.sorted(by: byText).prefix(8) {
                 for subdirectory in oddSubdirectories + subdirectories.subtracting(oddSubdirectories).sorted(by: byText).prefix(4) {
                     for localization in localizations {
-                        let direct: [String], general: [String]
+                        let general = try bundle.generalHits(type, subdirectory, localization)
+                        let paths: [String], hits: [ResourceHit]
                         if case .given(let l) = localization {
-                            direct = try bundle.paths(forResourcesOfType: type, inDirectory: subdirectory, forLocalization: l)
-                            general = try bundle.resources(ofType: type, inDirectory: subdirectory, forLocalization: l).map(\.path)
+                            paths = try bundle.paths(forResourcesOfType: type, inDirectory: subdirectory, forLocalization: l)
+                            hits = try bundle.resources(ofType: type, inDirectory: subdirectory, forLocalization: l)
                         } else {
-                            direct = try bundle.paths(forResourcesOfType: type, inDirectory: subdirectory)
-                            general = try bundle.resources(ofType: type, inDirectory: subdirectory).map(\.path)
+                            paths = try bundle.paths(forResourcesOfType: type, inDirectory: subdirectory)
+                            hits = try bundle.resources(ofType: type, inDirectory: subdirectory)
                         }
-                        #expect(direct == general, "\(bundleName) \(String(describing: (type, subdirectory, localization)))")
+                        let query = "\(bundleName) \(String(describing: (type, subdirectory, localization)))"
+                        #expect(paths == general.map(\.path), "\(query)")
+                        #expect(hits == general, "\(query)")
                         compared += 1
                         if !general.isEmpty { nonEmpty += 1 }
                     }
@@ -106,9 +109,10 @@ struct DirectLookupTests {
             let foundation = try #require(Bundle(path: f.root + "/A.bundle"))
             for l in [nil, "en", "fr", "p"] as [String?] {
                 for type in [nil, "png", "txt"] as [String?] {
-                    let general = try bundle.resources(ofType: type, inDirectory: nil, forLocalization: l).map(\.path)
+                    let general = try bundle.generalHits(type, nil, .given(l)).map(\.path)
                     #expect(foundation.paths(forResourcesOfType: type, inDirectory: nil, forLocalization: l).sorted() == general.sorted(),
                             "Foundation: \(global) \(String(describing: (l, type)))")
+                    #expect(try bundle.resources(ofType: type, inDirectory: nil, forLocalization: l).map(\.path) == general)
                     #expect(try bundle.paths(forResourcesOfType: type, inDirectory: nil, forLocalization: l) == general,
                             "\(global) \(String(describing: (l, type)))")
                 }
@@ -164,6 +168,24 @@ struct DirectLookupTests {
                 }
             }
         }
+        // Arrays: the direct spelling through the same fallback, found at the root.
+        var fallbackHits = 0
+        for context in [SearchContext.foundationLinux, .apple(languages: ["fr"], platform: .ios, device: .ipad)] {
+            let b = try f.bundle("Old.bundle", context: context)
+            for type in ["txt", "png", nil] as [String?] {
+                for dir in [nil, "Extra", "Resources", "Resources/fr.lproj", "fr.lproj", "Nope"] as [String?] {
+                    for loc in [.unspecified, .given("fr"), .given(nil), .given("xx")] as [ResourceLookup.Localization] {
+                        let general = try b.generalHits(type, dir, loc)
+                        let hits: [ResourceHit]
+                        if case .given(let l) = loc { hits = try b.resources(ofType: type, inDirectory: dir, forLocalization: l) }
+                        else { hits = try b.resources(ofType: type, inDirectory: dir) }
+                        #expect(hits == general, "\(context.profile) \(type ?? "-") \(dir ?? "-") \(loc)")
+                        if general.contains(where: { !$0.relativePath.hasPrefix("Resources") }) { fallbackHits += 1 }
+                    }
+                }
+            }
+        }
+        #expect(fallbackHits > 10, "\(fallbackHits)")
         let linux = try f.bundle("Old.bundle")
         #expect(try linux.rel("logo", "png") == "logo-linux.png")
         #expect(try linux.rel("x.y", "tar.gz") == "x.y-linux.tar.gz")

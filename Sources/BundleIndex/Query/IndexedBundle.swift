@@ -269,6 +269,12 @@ public struct IndexedBundle: Sendable {
         }
     }
 
+    /// The general array lookup, each hit spelled through its relative path (`direct` skips
+    /// that where it can).
+    func generalHits(_ type: String?, _ sub: String?, _ loc: ResourceLookup.Localization) throws -> [ResourceHit] {
+        try reader.store.read { try lookup($0).array(type: type, subdirectory: sub, localization: loc) }
+    }
+
     /// A single lookup without `forLocalization:`, in one snapshot: the allocation-free
     /// `DirectLookup` when the query is of its kind (its hit goes to `direct`), the general
     /// lookup otherwise and for the version-0 root fallback (its hit goes to `general`).
@@ -317,7 +323,7 @@ public struct IndexedBundle: Sendable {
 
     private func hits(_ type: String?, _ sub: String?, _ loc: ResourceLookup.Localization) throws -> [ResourceHit] {
         try reader.store.read { snap in
-            try lookup(snap).array(type: type, subdirectory: sub, localization: loc)
+            try lookup(snap).directHits(type: type, subdirectory: sub, localization: loc)
         }
     }
 

@@ -44,53 +44,75 @@ struct ResourceLookup {
         }
     }
 
-    /// `array(...)` as `path(...)` spells each hit, built once from the bundle path and the
-    /// entry: no relative path, `ResourceHit` or dot-segment pass per element, which were most of
-    /// a `paths(forResourcesOfType:)` answer's time. Taken when nothing needs normalising — no
-    /// `.` or `..` segment in the subdirectory (nor in the `<localization>.lproj/...` one that
-    /// `forLocalization:` may search) — and the version-0 root fallback is not needed; otherwise
-    /// the answer is `array`'s.
+    /// `array(...).map(\.path)`, each path built once (`direct`).
     func absolutePaths(type: String?, subdirectory: String?, localization: Localization) throws -> [String] {
-        guard let request = LookupRequest(name: nil, type: type, subdirectory: subdirectory) else { return [] }
-        let sub = request.subdirectory
-        let l: String?
-        if case .given(let given) = localization { l = (given?.isEmpty ?? true) ? nil : given } else { l = nil }
-        if let sub, PathComponents.hasDotSegment(sub) { return try general() }
-        if let l, PathComponents.hasDotSegment(localizedSubdirectory(l, sub)) { return try general() }
-        let resourceDir = search.bundle.layout.resourceDirectory
-        var paths: [String] = []
-        if case .given = localization {
-            let (kept, lprojFound) = keptForLocalization(try search.elements(request.key, resourceDir: resourceDir, sub: sub),
-                                                         l, sub: sub)
-            paths = kept.map { value in
-                value.withUTF8Bytes { absolutePath(resourceDir: resourceDir, prefix: "", name: UnsafeRawBufferPointer($0)) }
-            }
-            if let l, !lprojFound {
-                try search.forEachArrayEntry(request.key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub)) { _, prefix, name, _, _ in
-                    paths.append(absolutePath(resourceDir: resourceDir, prefix: prefix, name: name))
-                }
-            }
-        } else {
-            try search.forEachArrayEntry(request.key, resourceDir: resourceDir, sub: sub) { _, prefix, name, _, _ in
-                paths.append(absolutePath(resourceDir: resourceDir, prefix: prefix, name: name))
-            }
-        }
-        if paths.isEmpty && search.plan.hasRootFallback { return try general() }
-        return paths
-
-        func general() throws -> [String] {
-            try array(type: type, subdirectory: subdirectory, localization: localization).map(\.path)
+        try direct(type: type, subdirectory: subdirectory, localization: localization,
+                   general: { $0.map(\.path) }) { resourceDir, prefix, name, _ in
+            spell(bundle: search.bundle.path, resourceDir: resourceDir, prefix: prefix, name: name)
         }
     }
 
-    /// `hit(resourceDir:value:verbatim: false).path` for a value without dot segments: the
-    /// bundle path, `/`, the resource directory and `/` unless it is empty, `prefix` and `name`
-    /// — without a trailing `/` (a directory's value ends with one, which the path drops).
-    private func absolutePath(resourceDir: String, prefix: String, name: UnsafeRawBufferPointer) -> String {
+    /// `array(...)`, each hit's relative path built once (`direct`).
+    func directHits(type: String?, subdirectory: String?, localization: Localization) throws -> [ResourceHit] {
         let bundlePath = search.bundle.path
-        var name = name
-        if let last = name.last, last == UInt8(ascii: "/") { name = UnsafeRawBufferPointer(rebasing: name.dropLast()) }
-        let count = bundlePath.utf8.count + 1 + (resourceDir.isEmpty ? 0 : resourceDir.utf8.count + 1)
+        return try direct(type: type, subdirectory: subdirectory, localization: localization,
+                          general: { $0 }) { resourceDir, prefix, name, isDirectory in
+            ResourceHit(bundlePath: bundlePath, relativePath: spell(bundle: nil, resourceDir: resourceDir, prefix: prefix, name: name),
+                        isDirectory: isDirectory)
+        }
+    }
+
+    /// `array(...)` with each element made by `make` from its parts — the resource directory,
+    /// the step's prefix, the entry's name (bytes valid during the call) and its directory flag —
+    /// instead of a value, a relative path, a dot-segment pass and a `ResourceHit` per element,
+    /// which were most of a `paths(forResourcesOfType:)` answer's time. Taken when nothing needs
+    /// normalising: no `.` or `..` segment in the subdirectory, nor in the
+    /// `<localization>.lproj/...` one that `forLocalization:` may search (the version-0
+    /// fallback's subdirectories are parts of the first); otherwise `general` is given
+    /// `array`'s answer.
+    private func direct<T>(type: String?, subdirectory: String?, localization: Localization,
+                           general: ([ResourceHit]) -> [T],
+                           make: (_ resourceDir: String, _ prefix: String, _ name: UnsafeRawBufferPointer, _ isDirectory: Bool) -> T)
+        throws -> [T] {
+        guard let request = LookupRequest(name: nil, type: type, subdirectory: subdirectory) else { return [] }
+        let l: String?
+        if case .given(let given) = localization { l = (given?.isEmpty ?? true) ? nil : given } else { l = nil }
+        if request.subdirectory.map(PathComponents.hasDotSegment) == true
+            || l.map({ PathComponents.hasDotSegment(localizedSubdirectory($0, request.subdirectory)) }) == true {
+            return general(try array(type: type, subdirectory: subdirectory, localization: localization))
+        }
+        return try withFallback(request) { resourceDir, sub in
+            var out: [T] = []
+            guard case .given = localization else {
+                try search.forEachArrayEntry(request.key, resourceDir: resourceDir, sub: sub) { _, prefix, name, flags, _ in
+                    out.append(make(resourceDir, prefix, name, flags.contains(.directory)))
+                }
+                return out
+            }
+            let (kept, lprojFound) = keptForLocalization(try search.elements(request.key, resourceDir: resourceDir, sub: sub),
+                                                         l, sub: sub)
+            // A kept value is the prefix and the name, with a `/` after a directory's.
+            out = kept.map { value in
+                value.withUTF8Bytes { bytes in
+                    let isDirectory = bytes.last == UInt8(ascii: "/")
+                    return make(resourceDir, "", UnsafeRawBufferPointer(isDirectory ? UnsafeBufferPointer(rebasing: bytes.dropLast()) : bytes),
+                                isDirectory)
+                }
+            }
+            if let l, !lprojFound {
+                try search.forEachArrayEntry(request.key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub)) { _, prefix, name, flags, _ in
+                    out.append(make(resourceDir, prefix, name, flags.contains(.directory)))
+                }
+            }
+            return out
+        }
+    }
+
+    /// `[bundle/][resourceDir/]prefix+name` in one allocation: a hit's path (with the bundle
+    /// path) or its relative path (without), as `hit(resourceDir:_:verbatim:)` spells it for a
+    /// value without dot segments.
+    private func spell(bundle: String?, resourceDir: String, prefix: String, name: UnsafeRawBufferPointer) -> String {
+        let count = (bundle.map { $0.utf8.count + 1 } ?? 0) + (resourceDir.isEmpty ? 0 : resourceDir.utf8.count + 1)
             + prefix.utf8.count + name.count
         return String(unsafeUninitializedCapacity: count) { buffer in
             var at = 0
@@ -99,14 +121,13 @@ struct ResourceLookup {
                 UnsafeMutableRawPointer(target + at).copyMemory(from: source, byteCount: bytes.count)
                 at += bytes.count
             }
-            func put(_ text: String) { text.withUTF8Bytes { put(UnsafeRawBufferPointer($0)) } }
-            put(bundlePath)
-            buffer[at] = UInt8(ascii: "/"); at += 1
-            if !resourceDir.isEmpty {
-                put(resourceDir)
-                buffer[at] = UInt8(ascii: "/"); at += 1
+            func put(_ text: String, slash: Bool) {
+                text.withUTF8Bytes { put(UnsafeRawBufferPointer($0)) }
+                if slash { buffer[at] = UInt8(ascii: "/"); at += 1 }
             }
-            put(prefix)
+            if let bundle { put(bundle, slash: true) }
+            if !resourceDir.isEmpty { put(resourceDir, slash: true) }
+            put(prefix, slash: false)
             put(name)
             return at
         }
@@ -122,8 +143,7 @@ struct ResourceLookup {
     /// An empty result in a version-0 bundle is looked up again relative to the bundle root
     /// (`Resources` and `Resources/x` subdirectories are mapped instead; docs/search-pattern.md,
     /// "Version-0 root fallback").
-    private func withFallback(_ request: LookupRequest,
-                              _ body: (String, String?) throws -> [ResourceHit]) throws -> [ResourceHit] {
+    private func withFallback<T>(_ request: LookupRequest, _ body: (String, String?) throws -> [T]) throws -> [T] {
         let layout = search.bundle.layout
         let resourceDir = layout.resourceDirectory
         let first = try body(resourceDir, request.subdirectory)
