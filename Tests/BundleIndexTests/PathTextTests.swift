@@ -48,4 +48,20 @@ struct PathTextTests {
         #expect(PathText.join("Resources", "en.lproj") == "Resources/en.lproj")
         #expect(PathText.join("", "en.lproj") == "en.lproj" && PathText.join("Resources", "") == "Resources")
     }
+
+    @Test("a search step's directory is taken as it is only when nothing in it would be normalised")
+    func normalDirectories() {
+        // Every path of up to four components from these pieces.
+        let pieces = ["a", ".", "..", "", "b.lproj", ".x", "..y"]
+        var paths = [""]
+        for _ in 0..<4 { paths += paths.flatMap { p in pieces.map { p.isEmpty ? $0 : p + "/" + $0 } } }
+        var normal = 0
+        for path in Set(paths) {
+            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            let expected = path.isEmpty || components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+            #expect(ResourceSearch.isNormal(path) == expected, "\(path)")
+            if expected { normal += 1 }
+        }
+        #expect(normal > 100, "\(normal)")
+    }
 }

@@ -3,7 +3,8 @@
 // of a single query inside BundleIndex (the benchmark harness would drown it); `engine` reads the
 // index at every ask (`pathReadingIndex`, what RatioGate's first-ask ratios time). KIND `open`
 // opens the queries' bundles by path instead; KIND `first-ask` takes a ShapeMatrix cases file and a mode
-// instead of N (FirstAsk.swift).
+// instead of N (FirstAsk.swift); KIND `paths-cases` asks a cases file's `paths` lookups, `forLocalization:` included.
+import BenchSupport
 @_spi(Engine) import BundleIndex
 import Foundation
 
@@ -15,6 +16,26 @@ guard args.count == 5 || (args.count == 6 && ["withPath", "engine"].contains(arg
 let reader = try IndexReader(path: args[1])
 if args[3] == "first-ask" {
     try firstAsk(reader: reader, casesPath: args[2], mode: args[4])
+    exit(0)
+}
+if args[3] == "paths-cases" {
+    // QUERIES is a ShapeMatrix cases file: its `paths` lookups, with `forLocalization:` where
+    // the case says so, N times in turn.
+    let decoder = JSONDecoder()
+    var cases: [(IndexedBundle, ShapeCase)] = []
+    for line in try String(contentsOfFile: args[2], encoding: .utf8).split(separator: "\n") {
+        let c = try decoder.decode(ShapeCase.self, from: Data(line.utf8))
+        guard c.operation == .paths, let bundle = try reader.bundle(atPath: c.bundle, context: .foundationLinux) else { continue }
+        cases.append((bundle, c))
+    }
+    var found = 0
+    for i in 0..<n {
+        let (bundle, c) = cases[i % cases.count]
+        found += try (c.localized
+            ? bundle.paths(forResourcesOfType: c.type, inDirectory: c.directory, forLocalization: c.localization)
+            : bundle.paths(forResourcesOfType: c.type, inDirectory: c.directory)).count
+    }
+    print("\(n) lookups over \(cases.count) paths cases, \(found) found")
     exit(0)
 }
 if args[3] == "open" {

@@ -46,6 +46,8 @@ struct ResourceSearch {
     /// when it cannot exist (a `..` through something that is not a directory).
     private func directory(resourceDir: String, _ step: Step, _ sub: String?, cache: inout [String: Bool]) throws -> String? {
         let raw = PathText.join(resourceDir, step.lproj.map { $0 + ".lproj" } ?? "", sub ?? "")
+        // Most paths are already normal: no empty, `.` or `..` component to take out.
+        if Self.isNormal(raw) { return raw }
         var parts: [Substring] = []
         for c in raw.split(separator: "/", omittingEmptySubsequences: true) {
             if c == "." { continue }
@@ -65,6 +67,17 @@ struct ResourceSearch {
             }
         }
         return parts.joined(separator: "/")
+    }
+
+    /// Whether `path` has no empty, `.` or `..` component (nor a leading or trailing `/`):
+    /// what `directory` would make of it is then `path` itself.
+    static func isNormal(_ path: String) -> Bool {
+        path.withUTF8Bytes { bytes in
+            let slash = UInt8(ascii: "/")
+            if bytes.first == slash || bytes.last == slash { return false }
+            for i in bytes.indices.dropFirst() where bytes[i] == slash && bytes[i - 1] == slash { return false }
+            return !PathComponents.hasDotSegment(bytes)
+        }
     }
 
     // MARK: - the table, one key at a time
