@@ -64,4 +64,28 @@ struct PathTextTests {
         }
         #expect(normal > 100, "\(normal)")
     }
+
+    @Test("a subdirectory climbs out of the resource folder exactly when CF's depth walk goes below zero")
+    func climbingOut() {
+        // CF's walk over the components, empty ones included: a leading empty one and `.` are
+        // skipped, `..` goes up, anything else down.
+        func reference(_ path: String) -> Bool {
+            var depth = 0
+            for (i, c) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+                if (i == 0 && c.isEmpty) || c == "." { continue }
+                depth += c == ".." ? -1 : 1
+                if depth < 0 { return true }
+            }
+            return false
+        }
+        let pieces = ["a", ".", "..", "", "...", ".x", "é"]
+        var paths = [""]
+        for _ in 0..<4 { paths += paths.flatMap { p in pieces.map { p + "/" + $0 } } + pieces }
+        var climbing = 0
+        for path in Set(paths) {
+            #expect(LookupRequest.climbsOut(path) == reference(path), "\(path)")
+            if reference(path) { climbing += 1 }
+        }
+        #expect(climbing > 100, "\(climbing)")
+    }
 }
