@@ -61,14 +61,8 @@ enum DirectLookup {
     /// Whether `text` contains `.lproj` (compared byte by byte: Foundation's `contains` would
     /// cost more than the lookup).
     private static func mentionsLproj(_ text: String?) -> Bool {
-        guard var text else { return false }
-        let needle = lprojSuffix
-        return text.withUTF8 { bytes in
-            guard bytes.count >= needle.count else { return false }
-            return (0...(bytes.count - needle.count)).contains { i in
-                bytes[i] == needle[0] && (1..<needle.count).allSatisfy { bytes[i + $0] == needle[$0] }
-            }
-        }
+        guard let text else { return false }
+        return text.withUTF8Bytes { bytes in lprojSuffix.withUnsafeBufferPointer { firstOccurrence(of: $0, in: bytes) != nil } }
     }
 
     /// Walks the search steps, one directory-record read per step that may exist (variant
@@ -298,7 +292,8 @@ enum DirectLookup {
     }
 
     private static let slash = UInt8(ascii: "/")
-    private static let lprojSuffix: [UInt8] = Array(".lproj".utf8)
+    /// `.lproj`, for byte searches (also CF's substring test in `ResourceLookup`).
+    static let lprojSuffix: [UInt8] = Array(".lproj".utf8)
     private static let dot = UInt8(ascii: ".")
 
     private enum Components {

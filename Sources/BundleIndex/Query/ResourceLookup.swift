@@ -1,5 +1,3 @@
-import Glibc
-
 /// A found resource, as Foundation reports it: `IndexedBundle.resource(named:ofType:inDirectory:)`
 /// answers with one where `Bundle.url(forResource:…)` answers with a URL.
 public struct ResourceHit: Equatable, Sendable {
@@ -212,28 +210,18 @@ struct ResourceLookup {
     private func isLocalized(_ path: String, sub: String?) -> Bool {
         path.withUTF8Bytes { hay in
             if let sub, !sub.isEmpty {
-                guard let at = sub.withUTF8Bytes({ Self.firstIndex(of: $0, in: hay) }) else { return false }
+                guard let at = sub.withUTF8Bytes({ firstOccurrence(of: $0, in: hay) }) else { return false }
                 return at > 0
             }
-            guard let j = Self.lprojSuffix.withUnsafeBufferPointer({ Self.firstIndex(of: $0, in: hay) }) else { return false }
+            guard let j = DirectLookup.lprojSuffix.withUnsafeBufferPointer({ firstOccurrence(of: $0, in: hay) }) else { return false }
             // UTF-16 code units after `.lproj`: one per UTF-8 lead byte, two for a 4-byte one.
             var after = 0
-            for byte in hay[(j + 6)...] where byte & 0xC0 != 0x80 {
+            for byte in hay[(j + DirectLookup.lprojSuffix.count)...] where byte & 0xC0 != 0x80 {
                 after += byte >= 0xF0 ? 2 : 1
                 if after >= 2 { return true }
             }
             return false
         }
-    }
-
-    private static let lprojSuffix = Array(".lproj".utf8)
-
-    private static func firstIndex(of needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !needle.isEmpty, needle.count <= hay.count else { return nil }
-        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] {
-            if memcmp(hay.baseAddress! + i, needle.baseAddress!, needle.count) == 0 { return i }
-        }
-        return nil
     }
 
     /// A name lookup's path is the table value appended verbatim; type lookups and arrays

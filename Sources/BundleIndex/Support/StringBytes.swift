@@ -19,6 +19,15 @@ package func sameBytes(_ a: String, _ b: String) -> Bool {
     }
 }
 
+/// Where the bytes of `needle` first occur in `hay`; nil when nowhere (or `needle` is empty).
+func firstOccurrence(of needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard let first = needle.first, needle.count <= hay.count else { return nil }
+    for i in 0...(hay.count - needle.count) where hay[i] == first {
+        if memcmp(hay.baseAddress! + i, needle.baseAddress!, needle.count) == 0 { return i }
+    }
+    return nil
+}
+
 extension Hasher {
     /// Feeds `s`'s UTF-8 bytes in one call (a byte at a time costs a hasher round each).
     @inline(__always)
