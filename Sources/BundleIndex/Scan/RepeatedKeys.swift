@@ -76,8 +76,7 @@ enum RepeatedKeys {
     static func hash(_ key: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         // Over the buffer: stepping through `key.utf8` cost twice as much.
-        var key = key
-        key.withUTF8 { bytes in
+        key.withUTF8Bytes { bytes in
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         }
         return hash
