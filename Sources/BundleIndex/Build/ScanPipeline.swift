@@ -55,6 +55,10 @@ final class ScanPipeline: @unchecked Sendable {
         var isRead: Bool {
             if case .read = self { true } else { false }
         }
+
+        var isToRead: Bool {
+            if case .toRead = self { true } else { false }
+        }
     }
 
     // Everything below is guarded by `condition`; that is what makes the class safe to share
@@ -185,7 +189,7 @@ final class ScanPipeline: @unchecked Sendable {
     /// Walking thread, holding `condition`: reads the files of the last waiting bundle with
     /// files to read, with `condition` unlocked meanwhile; false when there is none.
     private func readLastWaiting() -> Bool {
-        guard let i = waiting.lastIndex(where: { if case .toRead = $0.files { true } else { false } }),
+        guard let i = waiting.lastIndex(where: \.files.isToRead),
               case .scanned(var bundle) = waiting[i].item else { return false }
         let number = waiting[i].number
         waiting[i].files = .reading
@@ -227,7 +231,7 @@ final class ScanPipeline: @unchecked Sendable {
                 waiting.removeFirst(ready.count)
                 return .write(out)
             }
-            if let i = waiting.firstIndex(where: { if case .toRead = $0.files { true } else { false } }),
+            if let i = waiting.firstIndex(where: \.files.isToRead),
                case .scanned(let bundle) = waiting[i].item {
                 waiting[i].files = .reading
                 return .read(number: waiting[i].number, bundle)
