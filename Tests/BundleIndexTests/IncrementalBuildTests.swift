@@ -278,4 +278,96 @@ struct IncrementalBuildTests {
             #expect(summary.resources == entries)
         }
     }
+
+    @Test("the walk passes over an unchanged bundle's folders that hold no bundle, but still finds a changed bundle nested deep in it")
+    func nestedDeepInAnUnchangedBundle() throws {
+        let deep = ["D.app/Contents/Resources/Images/Deep/Plug.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "plug"]),
+                    "D.app/Contents/Resources/Images/Deep/Plug.bundle/en.lproj/P.strings": "\"p\" = \"Pea\";",
+                    "D.app/Contents/Resources/Images/Other/x.png": "png"]
+        let t = try Tree(Self.tree.merging(deep) { mine, _ in mine })
+        #expect(Self.counts(try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)) == [6, 0, 0])
+        t.settle()
+        // What the walk is given for D (its records start at Contents/Resources and hold Plug's
+        // folders too): the folders on the way to Plug and Plug itself; not Other nor the lprojs.
+        let store = try IndexStore.openForReading(path: t.fixture.indexPath)
+        try store.read { snapshot in
+            let resources = t.root + "/D.app/Contents/Resources"
+            let reuse = try #require(UnchangedBundles(snapshot: snapshot, root: t.root).reuse(t.root + "/D.app"))
+            #expect(reuse.listings.keys.sorted() == ["", "/Images", "/Images/Deep", "/Images/Deep/Plug.bundle"].map { resources + $0 })
+            #expect(reuse.skipped.sorted() == ["/Images/Deep/Plug.bundle/en.lproj", "/Images/Other", "/en.lproj"].map { resources + $0 })
+        }
+        // Plug's table is D's too (a bundle in D's resources): both read again, the walk went
+        // through Images/Deep although D was checked first.
+        try t.rewrite("D.app/Contents/Resources/Images/Deep/Plug.bundle/en.lproj/P.strings", "\"p\" = \"Pod\";")
+        try Self.buildAndCompare(t, read: 2, unchanged: 4)
+        // A file rewritten inside Plug that is no table: nothing is read again, Plug is kept.
+        try t.fixture.add(["D.app/Contents/Resources/Images/Deep/Plug.bundle/en.lproj/p.png": "png"])
+        try Self.buildAndCompare(t, read: 2, unchanged: 4)
+        try t.rewrite("D.app/Contents/Resources/Images/Deep/Plug.bundle/en.lproj/p.png", "another png")
+        try Self.buildAndCompare(t, read: 0, unchanged: 6)
+    }
+
+    @Test("a folder named with --bundle inside an unchanged bundle's quiet folders is found")
+    func declaredInsideAnUnchangedBundle() throws {
+        let t = try Tree()
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        t.settle()
+        let images = t.root + "/D.app/Contents/Resources/Images"
+        let summary = try IndexBuilder.build(roots: [t.root], bundles: [images], indexPath: t.fixture.indexPath)
+        #expect(Self.counts(summary) == [1, 5, 0])
+        let fresh = makeTempDirectory(prefix: "incremental-fresh")
+        defer { try? FileManager.default.removeItem(atPath: fresh) }
+        _ = try IndexBuilder.build(roots: [t.root], bundles: [images], indexPath: fresh + "/index")
+        #expect(try Self.content(t.fixture.indexPath) == Self.content(fresh + "/index"))
+    }
+}
+
+/// The incremental build passes over folders that `TreeWalker.nameMayBeBundle` and
+/// `entryMayLeadToBundle` rule out: they must never rule out a folder `isBundle` takes.
+@Suite("Folders the incremental walk passes over")
+struct QuietFolderTests {
+    @Test("every folder isBundle takes (but for --bundle) is one the quiet tests let through, over random listings")
+    func neverRulesOutABundle() throws {
+        let root = makeTempDirectory(prefix: "quiet-folders")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let names = ["Info.plist", "info.PLIST", "Info-gnustep.plist", "INFO-MACOS.plist", "Info-iphoneos.plist", "Contents",
+                     "resources", "Resources", "Support Files", "SUPPORT FILES", "Current", "Versions", "a.png", "b.strings",
+                     "x.lproj", "Info.plist.bak", "Informatio", "contentsX", "icon"]
+        let folders = ["X", "X.app", "X.APP", "Y.bundle", "Z.resources", "Libraries/gui/Versions/1", "Versions/A", "plain.d", "n.framework"]
+        let kinds: [DirectoryEntry.Flags] = [[], [.directory], [.symlink], [.symlink, .symlinkToDirectory]]
+        var random = SeededRandom(state: 7)
+        let walker = TreeWalker()
+        var bundles = 0
+        for round in 0..<3_000 {
+            let path = root + "/" + folders[random.below(folders.count)]
+            let entries = (0..<random.below(4)).map { _ in
+                DirectoryEntry(name: names[random.below(names.count)], flags: kinds[random.below(kinds.count)])
+            }
+            // The Info.plist folder's listing, when the layout looks in one, as the walk lends it.
+            let inner = (0..<random.below(3)).map { _ in DirectoryEntry(name: names[random.below(names.count)], flags: []) }
+            let listings = ["Contents", "Resources", "Support Files"].reduce(into: [String: DirectoryListing]()) {
+                $0[path + "/" + $1] = DirectoryListing(entries: inner, modificationTime: 0)
+            }
+            var skipped = 0
+            guard walker.isBundle(path, entries: entries, skippedNames: &skipped, listings: listings) else { continue }
+            bundles += 1
+            let letThrough = TreeWalker.nameMayBeBundle(path) || entries.contains { e in
+                var name = e.name
+                return name.withUTF8 { TreeWalker.entryMayLeadToBundle(UnsafeRawBufferPointer($0), e.flags) }
+            }
+            #expect(letThrough, "round \(round): \(path) \(entries.map { ($0.name, $0.flags.rawValue) })")
+        }
+        #expect(bundles > 300)
+    }
+
+    @Test("the byte test for strings tables takes every name isTable takes")
+    func stringsTableBytes() {
+        for name in ["a.strings", "a.stringsdict", ".strings", "é.strings", "a.strings\u{301}", "a.string", "a.STRINGS", "stringsdict", "x.stringsdict.bak"] {
+            var bytes = name
+            let mayBe = bytes.withUTF8 { StringsTable.mayBeTable(UnsafeRawBufferPointer($0)) }
+            if StringsTable.isTable(name) { #expect(mayBe, "\(name)") }
+            let endsInBytes = [".strings", ".stringsdict"].contains { Array(name.utf8).reversed().starts(with: Array($0.utf8).reversed()) }
+            #expect(mayBe == endsInBytes, "\(name)")
+        }
+    }
 }

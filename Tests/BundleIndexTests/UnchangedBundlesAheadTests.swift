@@ -49,7 +49,7 @@ struct UnchangedBundlesAheadTests {
             let inWalkOrder = paths.sorted(by: UnchangedBundlesAhead.walkOrder)
             let own = UnchangedBundles(snapshot: snapshot, root: t.root)
             func described(_ reuse: UnchangedBundles.Reuse?) -> String {
-                reuse.map { "\($0.resources) \($0.listings.keys.sorted(by: byteOrder))" } ?? "read again"
+                reuse.map { "\($0.resources) \($0.listings.keys.sorted(by: byteOrder)) \($0.skipped)" } ?? "read again"
             }
             let expected = Dictionary(uniqueKeysWithValues: paths.map { ($0, described(own.reuse($0))) })
             #expect(expected.values.filter { $0 == "read again" }.count == 3)

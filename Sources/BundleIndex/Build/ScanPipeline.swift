@@ -136,7 +136,7 @@ final class ScanPipeline: @unchecked Sendable {
                 walker.unchanged = { path in
                     guard let reuse = ahead.reuse(path, otherwise: unchanged.reuse) else { return nil }
                     try self.hand(.unchanged(path: path, resources: reuse.resources))
-                    return reuse.listings
+                    return (reuse.listings, reuse.skipped)
                 }
                 return try walker.walk(root: root) { try self.hand(.scanned($0)) }
             }

@@ -45,7 +45,11 @@ struct TreeWalker {
     /// and the listings returned (directories of the bundle by absolute path, known unchanged,
     /// its root among them when the root is part of its resource tree) stand in for reading
     /// those directories again while nested bundles are looked for.
-    var unchanged: ((String) throws -> [String: DirectoryListing]?)?
+    ///
+    /// It also names folders of the bundle the walk need not enter (`UnchangedBundles.Reuse
+    /// .skipped`, none of them a bundle or holding one); with `visited` set, every folder is
+    /// entered all the same.
+    var unchanged: ((String) throws -> (listings: [String: DirectoryListing], skipped: [String])?)?
     /// Told every directory the walk lists (the watcher makes sure each one is watched).
     var visited: ((String) -> Void)?
     /// False: bundles are handed on with their files unread (`BundleScanner.readsFiles`).
@@ -66,6 +70,8 @@ struct TreeWalker {
         // Bounded: a link's target outside the walk is never taken back.
         var byRealPath: [String: DirectoryListing] = [:]
         var reported: Set<String> = []
+        // Folders of unchanged bundles not to enter (`unchanged`), each removed when passed over.
+        var skipped: Set<String> = []
         while let (dir, real) = stack.popLast() {
             if reported.contains(dir) { continue }
             report.directoriesVisited += 1
@@ -75,7 +81,13 @@ struct TreeWalker {
             // when the root is in its resource tree (a one-file build of the real corpus ×19
             // listed ~10 000 folders before, ~1 100 after).
             let reused = try unchanged?(dir)
-            if let reused { cache.merge(reused) { listed, _ in listed } }
+            if let reused {
+                cache.merge(reused.listings) { listed, _ in listed }
+                if visited == nil {
+                    // A folder named with --bundle is entered whatever its listing.
+                    skipped.formUnion(reused.skipped.lazy.filter { !self.declares(inside: $0) })
+                }
+            }
             let listing: DirectoryListing
             if let cached = cache.removeValue(forKey: dir) {
                 listing = cached
@@ -131,12 +143,19 @@ struct TreeWalker {
                 }
             }
             for e in entries.reversed() where e.isDirectory || Self.isLibraryCurrentLink(e, in: dir) {
+                let child = dir == "/" ? "/" + e.name : dir + "/" + e.name
+                if !skipped.isEmpty, skipped.remove(child) != nil { continue }
                 // A library's `Current` link is followed: its real path is not known.
                 let childReal = e.isDirectory ? real.map { $0 == "/" ? "/" + e.name : $0 + "/" + e.name } : nil
-                stack.append((dir == "/" ? "/" + e.name : dir + "/" + e.name, childReal))
+                stack.append((child, childReal))
             }
         }
         return report
+    }
+
+    /// Whether a folder named with --bundle is `path` or inside it.
+    private func declares(inside path: String) -> Bool {
+        !declaredBundles.isEmpty && declaredBundles.contains { $0 == path || $0.hasPrefix(path + "/") }
     }
 
     /// A directory is a bundle when its extension says so, or when CF's layout rules find an
@@ -153,10 +172,7 @@ struct TreeWalker {
         let utf8 = path.utf8, slash = UInt8(ascii: "/")
         let lastSlash = utf8.lastIndex(of: slash)
         let name = lastSlash.map { path[utf8.index(after: $0)...] } ?? path[...]
-        if let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), name.utf8.index(after: dot) != name.endIndex,
-           Self.bundleExtensions.contains(name[name.utf8.index(after: dot)...].lowercased()) {
-            return true
-        }
+        if Self.hasBundleExtension(name) { return true }
         if let lastSlash, let parentSlash = utf8[..<lastSlash].lastIndex(of: slash),
            utf8[utf8.index(after: parentSlash)..<lastSlash].elementsEqual("Versions".utf8) { return false }
         let layout = BundleLayout.detect(bundlePath: path, directoryLikeNames: entries.filter(\.countsForLayout).map(\.name))
@@ -176,6 +192,46 @@ struct TreeWalker {
         }
         return infoEntries.contains { !$0.isDirectory && BundleScanner.infoPlistNames.contains($0.name.lowercased()) }
     }
+
+    /// Whether `name` ends in one of `bundleExtensions`, in any case.
+    private static func hasBundleExtension(_ name: Substring) -> Bool {
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), name.utf8.index(after: dot) != name.endIndex else { return false }
+        return bundleExtensions.contains(name[name.utf8.index(after: dot)...].lowercased())
+    }
+
+    /// With `entryMayLeadToBundle`: whether the walk could find anything in a folder by its path
+    /// and listing alone, whatever the listings of its subfolders and the targets of its links
+    /// — whether `isBundle` could take it for a bundle (but for `declaredBundles`), or the walk
+    /// follow one of its links. This one: its last component has a bundle extension. Both err
+    /// towards yes, which only costs the walk a visit. The incremental build does not enter an
+    /// unchanged bundle's folders for which both say no all the way down
+    /// (`UnchangedBundles.Reuse.skipped`).
+    static func nameMayBeBundle(_ path: String) -> Bool {
+        hasBundleExtension(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...])
+    }
+
+    /// See `nameMayBeBundle`: whether the entry `name` (UTF-8) with `flags` may make its folder
+    /// a bundle or lead the walk out of it. A directory or link called `Contents`, `Resources`
+    /// or `Support Files` in any case (a layout other than flat: the Info.plist is looked for
+    /// in it; a library resource folder holds `Resources`), an Info.plist name that is not a
+    /// directory, or a link called `Current` (`isLibraryCurrentLink`).
+    static func entryMayLeadToBundle(_ name: UnsafeRawBufferPointer, _ flags: DirectoryEntry.Flags) -> Bool {
+        // Compared in lower case only at the lengths of the names looked for.
+        switch name.count {
+        case 7:
+            return flags.contains(.symlinkToDirectory) && name.elementsEqual("Current".utf8)
+        case 8, 9, 13:
+            guard flags.contains(.directory) || flags.contains(.symlink) || flags.contains(.symlinkToDirectory) else { return false }
+            return layoutFolderNames.contains(String(decoding: name, as: UTF8.self).lowercased())
+        case 10, 16, 18, 19:
+            return !flags.contains(.directory) && BundleScanner.infoPlistNames.contains(String(decoding: name, as: UTF8.self).lowercased())
+        default:
+            return false
+        }
+    }
+
+    /// The folder names `BundleLayout.detect` looks for, in lower case.
+    private static let layoutFolderNames: Set<String> = ["contents", "resources", "support files"]
 
     /// A GNUstep library's resource folder, `…/Libraries/<lib>/Versions/<version>` holding
     /// `Resources` (what `+[NSBundle bundleForLibrary:]` opens; `Bundle(path:)` takes any folder

@@ -80,7 +80,7 @@ package struct DirectoryRecord {
     }
 
     /// Reads the tag and the flags byte; throws when the value is not a directory record.
-    private static func readHead(_ r: inout ByteReader) throws -> UInt8 {
+    static func readHead(_ r: inout ByteReader) throws -> UInt8 {
         guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
         let flags = try r.u8()
         guard flags & ~hasVariantNames == 0 else { throw IndexFormatError(what: "directory record flags") }
@@ -149,5 +149,50 @@ package struct DirectoryRecord {
             }
         }
         return nil
+    }
+}
+
+/// A directory record read in place, for the incremental build's checks (`UnchangedBundles`):
+/// its path and time decoded, its listing left as stored and read entry by entry without
+/// building names. The bytes are the index's own: valid as long as the snapshot it came from.
+package struct StoredDirectory {
+    package let path: String
+    package let modificationTime: UInt64
+    /// The listing, at its count (`FrontCodedEntries`).
+    private let listing: ByteReader
+    /// How many entries it lists.
+    package let count: Int
+
+    init(_ buffer: UnsafeRawBufferPointer) throws {
+        var r = ByteReader(buffer)
+        let flags = try DirectoryRecord.readHead(&r)
+        path = try r.string()
+        modificationTime = try r.u64()
+        if flags & DirectoryRecord.hasVariantNames != 0 { _ = try r.slice() }
+        listing = r
+        var peek = r
+        count = try peek.count()
+    }
+
+    /// Every entry's name (bytes valid only during the call) and flags, in byte order.
+    package func forEachEntry(_ body: (UnsafeRawBufferPointer, DirectoryEntry.Flags) throws -> Void) throws {
+        var r = listing
+        var cursor = try FrontCodedEntries.Cursor(&r)
+        try cursor.forEach { name, flags, _ in
+            try body(name, flags)
+            return true
+        }
+    }
+
+    /// The flags of the entry called `name`, nil when there is none.
+    package func flags(of name: UnsafeRawBufferPointer) throws -> DirectoryEntry.Flags? {
+        var r = listing
+        return try FrontCodedEntries.flags(of: name, in: &r)
+    }
+
+    /// The listing decoded.
+    package func entries() throws -> [DirectoryEntry] {
+        var r = listing
+        return try FrontCodedEntries.decodeAll(from: &r)
     }
 }

@@ -132,6 +132,17 @@ package struct IndexSnapshot {
         return out
     }
 
+    /// The directory records of bundle `id`, in key order, read in place (valid as long as
+    /// this snapshot): the incremental build's stamp checks decode no listing they need not.
+    package func storedDirectories(bundle id: UInt64) throws -> [StoredDirectory] {
+        var out: [StoredDirectory] = []
+        try txn.scan(store.resources, prefix: ResourceKey.bundlePrefix(id)) { key, value in
+            if ResourceKey.isDirectoryRecord(key) { out.append(try StoredDirectory(value)) }
+            return true
+        }
+        return out
+    }
+
     /// Entries of `dir` that a lookup of `name` may return: the entry called `name` and the
     /// variants whose stripped name is `name` (for any target; callers filter).
     func nameCandidates(bundle: UInt64, _ dir: DirectoryRef, name: String) throws -> NameCandidates {
