@@ -29,10 +29,10 @@ struct UnchangedBundles {
         /// enter (see `skipped`).
         let listings: [String: DirectoryListing]
         /// Folders of the bundle the walk need not enter, by absolute path (the topmost of each
-        /// such subtree): every folder in them is reached, unchanged, and by its own listing can
-        /// be no bundle and leads the walk nowhere else (`TreeWalker.mayLeadToBundle`), so
-        /// walking them would find nothing. In a one-file build of the real corpus ×19 the
-        /// walk through such folders was ~20 % of the time.
+        /// such subtree): every folder in them is reached, unchanged, and by its own name and
+        /// listing can be no bundle and leads the walk nowhere else (`TreeWalker.nameMayBeBundle`,
+        /// `entryMayLeadToBundle`), so walking them would find nothing. The walk through unchanged
+        /// bundles was 15 % of a one-file build of the real corpus ×19.
         var skipped: [String] = []
         /// Its directory entries, counted as a scan counts them (`ScannedBundle.resourceCount`).
         let resources: Int
@@ -49,8 +49,8 @@ struct UnchangedBundles {
         // root and Info.plist folders outside the resource tree were stamped, and is read again.
         guard let record = try snapshot.bundleStamps(path: path), record.root == root else { return nil }
         // The record's own stamps, and each directory record's (format 11), read in place: a
-        // listing is decoded only for a folder the walk enters (decoding every entry of every
-        // directory was a third of a one-file build's time besides the `stat`s).
+        // listing is decoded only for a folder the walk enters (decoding every directory record
+        // and keying every listing by its absolute path were ~16 % of a one-file build).
         let directories = try snapshot.storedDirectories(bundle: record.id)
         guard record.stamps.contains(where: { $0.path.isEmpty }) || directories.contains(where: { $0.path.isEmpty })
         else { return nil }
