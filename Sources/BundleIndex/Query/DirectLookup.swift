@@ -244,15 +244,19 @@ enum DirectLookup {
 
     /// What step `step`'s directory, spelled in `text` after `directoryStart`, holds for the
     /// lookup name, or `.none` unread when the base's root listing shows the step's folder cannot
-    /// hold it (`SearchBase.mayHold`).
+    /// hold it (`SearchBase.mayHold`). A directory read before in this transaction answers from
+    /// the bundle's `DirectoryTables`.
     @inline(__always)
     private static func candidates(_ step: Int, base: SearchBase, _ directory: DirectoryKey, lookupName: Range<Int>,
                                    directoryStart: Int, subdirectory: String?, plan: SearchPlan,
                                    text: borrowing PathComposer, in snapshot: IndexSnapshot) throws -> NameCandidates {
         let name = text.bytes(lookupName)
         if plan.steps[step].lproj == nil, !base.mayHold(name: name, subdirectory: subdirectory) { return .none }
-        return try snapshot.nameCandidates(bundle: plan.record.id, directory, path: text.bytes(directoryStart..<text.count),
-                                           name: name)
+        let path = text.bytes(directoryStart..<text.count)
+        if let kept = try plan.directories.candidates(bundle: plan.record.id, directory, path: path, name: name, in: snapshot) {
+            return kept
+        }
+        return try snapshot.nameCandidates(bundle: plan.record.id, directory, path: path, name: name)
     }
 
     /// CF's substring test (docs/search-pattern.md, L-lproj-substring) on the table value of a

@@ -73,7 +73,9 @@ public struct IndexedBundle: Sendable {
     /// `path(forResource:ofType:inDirectory:)` without a `String`: `body` receives the path's
     /// UTF-8 bytes, valid only during the call; nil when there is no such resource. For
     /// a name (with or without a type) and no or a plain subdirectory, a hit allocates
-    /// nothing (docs/performance.md); other queries answer through the general lookup.
+    /// nothing (docs/performance.md) — but for the second lookup in a directory since the index
+    /// last changed, which keeps that directory's table (`DirectoryTables`: three allocations
+    /// per directory); other queries answer through the general lookup.
     /// A reader that may not write the index's `lock.mdb` (another user of a shared index) reads
     /// without it, and a read that two commits overtook is made again: `body` then runs again,
     /// and the last call's result is returned (docs/reliability.md, "A shared index").
@@ -333,18 +335,23 @@ public struct IndexedBundle: Sendable {
 
     func absolute(_ hit: ResourceHit) -> String { hit.path }
 
-    /// How many index records `path(forResource:ofType:inDirectory:)` reads for this query —
-    /// a diagnostic for benchmarks (the physical floor is this many raw key reads).
+    /// How many index records `path(forResource:ofType:inDirectory:)` reads for this query when
+    /// no directory it reads was read before in the transaction — a diagnostic for benchmarks
+    /// (the physical floor is this many raw key reads).
     @_spi(Engine)
     public func storeReadCount(forResource name: String?, ofType type: String?, inDirectory subpath: String? = nil) throws -> Int {
         try readsForLookup(name: name, type: type, subdirectory: subpath)
     }
 
     /// Store reads a single lookup performs (for the read-bound tests and benchmarks), by the
-    /// route `path(forResource:…)` takes (see `single`).
+    /// route `path(forResource:…)` takes (see `single`), every directory read from the index:
+    /// the bundle's `DirectoryTables`, which spare the reads of directories read before in the
+    /// same transaction, are left aside.
     func readsForLookup(name: String?, type: String?, subdirectory: String?,
                         localization: ResourceLookup.Localization = .unspecified) throws -> Int {
-        try reader.store.read { snap in
+        try reader.store.read { snapshot in
+            var snap = snapshot
+            snap.usesDirectoryTables = false
             let before = snap.reads
             switch localization {
             case .unspecified:

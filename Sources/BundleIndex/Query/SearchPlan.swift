@@ -35,6 +35,8 @@ final class SearchPlan: Sendable {
     let localizedInfo = TransactionMemo<[String: PropertyListValue]?>()
     /// The localized strings answered since the index last changed (`LocalizedStringMemo`).
     let strings = LocalizedStringMemo()
+    /// The listings of directories its lookups read more than once in a transaction.
+    let directories = DirectoryTables()
 
     init(record: BundleRecord, context: SearchContext) {
         self.record = record

@@ -34,6 +34,10 @@ package struct IndexSnapshot {
 
     var reads: Int { txn.reads }
 
+    /// False: lookups in this snapshot read every directory from the index, neither using nor
+    /// keeping the bundle's `DirectoryTables` (what the read counts of `readsForLookup` measure).
+    var usesDirectoryTables = true
+
     /// The id of the commit this snapshot shows.
     package var transactionID: UInt64 { txn.id }
 
@@ -161,6 +165,30 @@ package struct IndexSnapshot {
         try ResourceKey.directory(bundle: bundle, directory: key.hash).withBytes { k in
             guard let record = try txn.get(store.resources, key: k) else { return .none }
             return try DirectoryRecord.candidates(record, path: path, name: name) ?? .none
+        }
+    }
+
+    /// The entries of directory `key` (spelled `path`) as a `NameTable` (`DirectoryTables`), and
+    /// what it holds for `name`, in one read: an empty table when the directory has no record (it
+    /// holds nothing); no table when its record is another path's, lists variant names, or holds
+    /// more than `largest` entries (`candidates` is then read from the record as
+    /// `nameCandidates` reads it).
+    func nameTable(bundle: UInt64, _ key: DirectoryKey, path: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer,
+                   largest: Int) throws -> (table: NameTable?, candidates: NameCandidates) {
+        try ResourceKey.directory(bundle: bundle, directory: key.hash).withBytes { k in
+            guard let record = try txn.get(store.resources, key: k) else { return (NameTable(path: path) { _ in }, .none) }
+            guard let (variants, listing) = try DirectoryRecord.open(record, path: path) else { return (nil, .none) }
+            var r = listing
+            var cursor = try FrontCodedEntries.Cursor(&r)
+            guard variants == nil, cursor.count <= largest, let table = try NameTable(path: path, entries: { body in
+                try cursor.forEach { entry, flags, _ in
+                    try body(entry, flags)
+                    return true
+                }
+            }) else {
+                return (nil, try DirectoryRecord.candidates(record, path: path, name: name) ?? .none)
+            }
+            return (table, table.flags(of: name).map(NameCandidates.exact) ?? .none)
         }
     }
 

@@ -1,0 +1,118 @@
+// A directory read a second time in a transaction is answered from a table in memory
+// (Query/DirectoryTables.swift): the same answers as the index gives, never an answer from
+// before a commit, and no index read once the table is kept.
+import Foundation
+import Testing
+@testable import BundleIndex
+@_spi(Engine) @testable import BundleIndexCore
+
+@Suite("Directory tables")
+struct DirectoryTablesTests {
+    static let files = [
+        "A.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"]),
+        "A.bundle/icon.png": "", "A.bundle/Icon.png": "", "A.bundle/readme": "", "A.bundle/a.b.c": "",
+        "A.bundle/caf\u{E9}.txt": "", "A.bundle/Sub/s.txt": "", "A.bundle/Sub/Deeper/d.txt": "",
+        "A.bundle/en.lproj/only-en.txt": "", "A.bundle/en.lproj/icon.png": "", "A.bundle/fr.lproj/only-fr.txt": "",
+        "A.bundle/Base.lproj/base.txt": "", "A.bundle/en.lproj/Sub/s.txt": "",
+        // A folder with variant names: always read from the index.
+        "A.bundle/Var/logo.png": "", "A.bundle/Var/logo-linux.png": "", "A.bundle/Var/logo~ipad.png": "",
+    ]
+
+    static let queries: [(String, String?, String?)] = [
+        ("icon", "png", nil), ("Icon", "png", nil), ("ICON", "png", nil), ("icon.png", nil, nil), ("readme", nil, nil),
+        ("a.b", "c", nil), ("a", "b.c", nil), ("caf\u{E9}", "txt", nil), ("cafe\u{301}", "txt", nil), ("only-en", "txt", nil),
+        ("only-fr", "txt", nil), ("base", "txt", nil), ("s", "txt", "Sub"), ("d", "txt", "Sub/Deeper"), ("nothing", "txt", nil),
+        ("nothing", "txt", "Sub"), ("logo", "png", "Var"), ("logo.png", nil, "Var"), ("x", "y", "Nope"), ("Sub", nil, nil),
+        ("en", "lproj", nil),
+    ]
+
+    /// Every query asked through the index read route three times (noted, table built, table
+    /// used), each answer equal to the general lookup's, both profiles and with and without
+    /// `forLocalization:`.
+    @Test("a directory's table answers as the index does, on every ask")
+    func sameAnswers() throws {
+        let f = try BundleFixture(Self.files)
+        for context in [SearchContext.foundationLinux, .apple(languages: ["fr", "en"], platform: .ios, device: .ipad)] {
+            let bundle = try f.bundle("A.bundle", context: context)
+            for round in 0..<3 {
+                for (name, type, dir) in Self.queries {
+                    let general = try bundle.hit(name, type, dir, .unspecified).map(bundle.absolute)
+                    #expect(try bundle.pathReadingIndex(forResource: name, ofType: type, inDirectory: dir) == general,
+                            "round \(round) \(String(describing: (name, type, dir)))")
+                    for l in [nil, "en", "fr", "de"] as [String?] {
+                        let generalLocalized = try bundle.hit(name, type, dir, .given(l)).map(bundle.absolute)
+                        #expect(try bundle.pathReadingIndex(forResource: name, ofType: type, inDirectory: dir, forLocalization: l)
+                                == generalLocalized, "round \(round) \(String(describing: (name, type, dir, l)))")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads of one lookup in a snapshot, tables in use (what a lookup does).
+    static func reads(_ bundle: IndexedBundle, _ name: String, _ type: String?, _ dir: String?) throws -> Int {
+        try bundle.reader.store.read { snap in
+            let before = snap.reads
+            _ = try bundle.single(in: snap, name, type, dir, direct: { _ in () }, general: { _ in () })
+            return snap.reads - before
+        }
+    }
+
+    @Test("the second read of a directory keeps its table; later lookups there read nothing, variant folders are read each time")
+    func readsSpared() throws {
+        let f = try BundleFixture(Self.files)
+        let bundle = try f.bundle("A.bundle")
+        // foundation-linux's steps for A.bundle: global, en.lproj, Base.lproj.
+        #expect(try Self.reads(bundle, "icon", "png", nil) == 1)
+        #expect(try Self.reads(bundle, "readme", nil, nil) == 1)        // global read again: its table is made
+        #expect(try Self.reads(bundle, "a.b", "c", nil) == 0)
+        #expect(try Self.reads(bundle, "nothing", "txt", nil) == 2)     // global from the table; en and Base read once
+        #expect(try Self.reads(bundle, "gone", "txt", nil) == 2)        // en and Base read again: tables made
+        #expect(try Self.reads(bundle, "missing", "txt", nil) == 0)
+        #expect(try Self.reads(bundle, "only-en", "txt", nil) == 0)
+        for _ in 0..<3 { #expect(try Self.reads(bundle, "logo", "png", "Var") == 1) }
+        // The table-free count stays the index's.
+        #expect(try bundle.readsForLookup(name: "missing", type: "txt", subdirectory: nil) == 3)
+    }
+
+    @Test("a commit makes every table stale: the next lookup sees the change")
+    func commitInvalidates() throws {
+        let f = try BundleFixture(Self.files)
+        let bundle = try f.bundle("A.bundle")
+        for _ in 0..<3 { #expect(try bundle.pathReadingIndex(forResource: "new", ofType: "txt", inDirectory: nil) == nil) }
+        #expect(try Self.reads(bundle, "nothing", "txt", nil) == 0)
+        try f.add(["A.bundle/new.txt": ""])
+        try f.build()
+        #expect(try bundle.pathReadingIndex(forResource: "new", ofType: "txt", inDirectory: nil) == f.root + "/A.bundle/new.txt")
+        try FileManager.default.removeItem(atPath: f.root + "/A.bundle/icon.png")
+        try f.build()
+        for _ in 0..<3 { #expect(try bundle.pathReadingIndex(forResource: "icon", ofType: "png", inDirectory: nil) == f.root + "/A.bundle/en.lproj/icon.png") }
+    }
+
+    @Test("a name table compares names byte for byte and finds every entry among many")
+    func nameTable() throws {
+        var names = (0..<3_000).map { "file\($0).png" }
+        names += ["caf\u{E9}", "cafe\u{301}", "", "a", "A"]
+        let path = Array("Resources".utf8)
+        let made = try path.withUnsafeBytes { path in
+            try NameTable(path: path) { body in
+                for (i, name) in names.enumerated() {
+                    var n = name
+                    try n.withUTF8 { try body(UnsafeRawBufferPointer($0), DirectoryEntry.Flags(rawValue: UInt8(i % 7))) }
+                }
+            }
+        }
+        let table = try #require(made)
+        #expect(table.count == names.count)
+        for (i, name) in names.enumerated() {
+            var n = name
+            #expect(n.withUTF8 { table.flags(of: UnsafeRawBufferPointer($0)) }?.rawValue == UInt8(i % 7), "\(name)")
+        }
+        for absent in ["file3000.png", "caf\u{E9} ", "b", "File1.png", "file1.pn"] {
+            var n = absent
+            #expect(n.withUTF8 { table.flags(of: UnsafeRawBufferPointer($0)) } == nil, "\(absent)")
+        }
+        #expect(path.withUnsafeBytes { table.isListing(of: $0) })
+        #expect(!Array("Resources/x".utf8).withUnsafeBytes { table.isListing(of: $0) })
+    }
+}
