@@ -7,14 +7,17 @@
 /// per directory pays a note and nothing more; a commit by `build` or `watch` moves the newest
 /// transaction id, and the next lookup starts from nothing (`TransactionScoped`).
 ///
-/// Directories whose record lists variant names (`logo-linux.png` for `logo.png`), listings
-/// longer than `largestListing`, and anything past `entryCapacity` kept are read from the index
-/// each time. Held inline by the bundle's `SearchPlan`.
+/// Directories whose record lists variant names (`logo-linux.png` for `logo.png`) and listings
+/// longer than `largestListing` are read from the index each time; past `entryCapacity` entries
+/// or `directoryCapacity` directories, what is kept is dropped. Held inline by the bundle's
+/// `SearchPlan`.
 struct DirectoryTables: ~Copyable, Sendable {
     /// At most this many entries kept per bundle; past it, the kept tables are dropped.
     static let entryCapacity = 16_384
     /// A listing longer than this is never kept (its table would cost more than it saves).
     static let largestListing = 4_096
+    /// At most this many directories noted or kept per bundle; past it, everything is dropped.
+    static let directoryCapacity = 4_096
 
     // Internal, not private: a private type stored inline in another file's class crashes Swift
     // 6.3's code generation (see `AnswerTable`).
@@ -42,7 +45,10 @@ struct DirectoryTables: ~Copyable, Sendable {
             return table.flags(of: name).map(NameCandidates.exact) ?? NameCandidates.none
         }
         var readBefore = false
-        state.update(transaction: transaction) { readBefore = !$0.readOnce.insert(key.hash).inserted }
+        state.update(transaction: transaction) { state in
+            if state.readOnce.count + state.tables.count >= Self.directoryCapacity { state = State() }
+            readBefore = !state.readOnce.insert(key.hash).inserted
+        }
         guard readBefore else { return nil }
         let (table, candidates) = try snapshot.nameTable(bundle: bundle, key, path: path, name: name, largest: Self.largestListing)
         state.update(transaction: transaction) { state in
