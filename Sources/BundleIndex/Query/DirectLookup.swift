@@ -208,8 +208,8 @@ enum DirectLookup {
             case .none:
                 guard step == global, let localization, languageFolderFirst() else { continue }
                 let directory = languageDirectory(global, localization, &text)
-                switch try snapshot.nameCandidates(bundle: plan.record.id, directory, path: text.bytes(directoryStart..<text.count),
-                                                   name: text.bytes(lookupName)) {
+                switch try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: text.bytes(lookupName),
+                                in: snapshot) {
                 case .none: languageFolderLacksName = true
                 case .several: return .general
                 case .exact(let flags): return try hit(flags, &text)
@@ -232,8 +232,8 @@ enum DirectLookup {
                 if let known = base.lprojNames, !known.contains(localization) { continue }
             }
             let directory = languageDirectory(step, localization, &text)
-            switch try snapshot.nameCandidates(bundle: plan.record.id, directory, path: text.bytes(directoryStart..<text.count),
-                                               name: text.bytes(lookupName)) {
+            switch try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: text.bytes(lookupName),
+                            in: snapshot) {
             case .none: continue
             case .several: return .general
             case .exact(let flags): return try hit(flags, &text)
@@ -244,15 +244,21 @@ enum DirectLookup {
 
     /// What step `step`'s directory, spelled in `text` after `directoryStart`, holds for the
     /// lookup name, or `.none` unread when the base's root listing shows the step's folder cannot
-    /// hold it (`SearchBase.mayHold`). A directory read before in this transaction answers from
-    /// the bundle's `DirectoryTables`.
+    /// hold it (`SearchBase.mayHold`).
     @inline(__always)
     private static func candidates(_ step: Int, base: SearchBase, _ directory: DirectoryKey, lookupName: Range<Int>,
                                    directoryStart: Int, subdirectory: String?, plan: SearchPlan,
                                    text: borrowing PathComposer, in snapshot: IndexSnapshot) throws -> NameCandidates {
         let name = text.bytes(lookupName)
         if plan.steps[step].lproj == nil, !base.mayHold(name: name, subdirectory: subdirectory) { return .none }
-        let path = text.bytes(directoryStart..<text.count)
+        return try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name, in: snapshot)
+    }
+
+    /// What the directory spelled `path` holds for `name`: from the bundle's `DirectoryTables`
+    /// when it was read before in this transaction, else from its record.
+    @inline(__always)
+    private static func read(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
+                             name: UnsafeRawBufferPointer, in snapshot: IndexSnapshot) throws -> NameCandidates {
         if let kept = try plan.directories.candidates(bundle: plan.record.id, directory, path: path, name: name, in: snapshot) {
             return kept
         }
