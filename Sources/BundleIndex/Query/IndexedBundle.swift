@@ -74,8 +74,9 @@ public struct IndexedBundle: Sendable {
     /// UTF-8 bytes, valid only during the call; nil when there is no such resource. For
     /// a name (with or without a type) and no or a plain subdirectory, a hit allocates
     /// nothing (docs/performance.md) — but for the second lookup in a directory since the index
-    /// last changed, which keeps that directory's table (`DirectoryTables`: three allocations
-    /// per directory); other queries answer through the general lookup.
+    /// last changed, which keeps that directory's table (`DirectoryTables`: three allocations,
+    /// and now and then one for the note of the directories read); other queries answer through
+    /// the general lookup.
     /// A reader that may not write the index's `lock.mdb` (another user of a shared index) reads
     /// without it, and a read that two commits overtook is made again: `body` then runs again,
     /// and the last call's result is returned (docs/reliability.md, "A shared index").
