@@ -42,7 +42,7 @@ struct DirectoryTables: ~Copyable, Sendable {
         let kept: NameTable?? = state.read(newest: transaction) { $0.tables[key.hash] }
         if let kept {
             guard let table = kept, table.isListing(of: path) else { return nil }
-            return table.flags(of: name).map(NameCandidates.exact) ?? NameCandidates.none
+            return table.candidates(of: name)
         }
         var readBefore = false
         state.update(transaction: transaction) { state in

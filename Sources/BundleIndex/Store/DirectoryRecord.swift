@@ -56,12 +56,10 @@ package struct DirectoryRecord {
 
     static func decode(_ buffer: UnsafeRawBufferPointer) throws -> DirectoryRecord {
         var r = ByteReader(buffer)
-        let flags = try readHead(&r)
-        let path = try r.string()
-        let mtime = try r.u64()
+        let head = try readHead(&r)
         var variants: [VariantName] = []
-        if flags & hasVariantNames != 0 {
-            var section = ByteReader(try r.slice())
+        if let variantNames = head.variantNames {
+            var section = ByteReader(variantNames)
             let count = try section.count()
             for _ in 0..<count {
                 let name = try section.string()
@@ -76,15 +74,22 @@ package struct DirectoryRecord {
         guard variants.allSatisfy({ $0.candidates.allSatisfy { $0 < entries.count } }) else {
             throw IndexFormatError(what: "variant candidate index")
         }
-        return DirectoryRecord(path: path, modificationTime: mtime, entries: entries, variantNames: variants)
+        return DirectoryRecord(path: String(decoding: head.path, as: UTF8.self), modificationTime: head.modificationTime,
+                               entries: entries, variantNames: variants)
     }
 
-    /// Reads the tag and the flags byte; throws when the value is not a directory record.
-    static func readHead(_ r: inout ByteReader) throws -> UInt8 {
+    /// The head of the record `r` reads — its path's bytes, its time and its variant-name
+    /// section (nil without one) — leaving `r` at the listing's count; throws when the value is
+    /// not a directory record. The one reader of the head's layout (`decode`, `open`,
+    /// `StoredDirectory`).
+    static func readHead(_ r: inout ByteReader) throws
+        -> (path: UnsafeRawBufferPointer, modificationTime: UInt64, variantNames: UnsafeRawBufferPointer?) {
         guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
         let flags = try r.u8()
         guard flags & ~hasVariantNames == 0 else { throw IndexFormatError(what: "directory record flags") }
-        return flags
+        let path = try r.slice()
+        let modificationTime = try r.u64()
+        return (path, modificationTime, flags & hasVariantNames != 0 ? try r.slice() : nil)
     }
 
     /// The variant names (nil when there are none) and a reader at the listing's count of the
@@ -93,11 +98,9 @@ package struct DirectoryRecord {
     static func open(_ buffer: UnsafeRawBufferPointer,
                      path: UnsafeRawBufferPointer) throws -> (variantNames: UnsafeRawBufferPointer?, listing: ByteReader)? {
         var r = ByteReader(buffer)
-        let flags = try readHead(&r)
-        guard FrontCodedEntries.compare(try r.slice(), path) == 0 else { return nil }
-        _ = try r.u64()
-        let variants = flags & hasVariantNames != 0 ? try r.slice() : nil
-        return (variants, r)
+        let head = try readHead(&r)
+        guard FrontCodedEntries.compare(head.path, path) == 0 else { return nil }
+        return (head.variantNames, r)
     }
 
     /// What the record at `buffer` holds for a lookup of `name`, nil when it is the record of
@@ -165,10 +168,9 @@ package struct StoredDirectory {
 
     init(_ buffer: UnsafeRawBufferPointer) throws {
         var r = ByteReader(buffer)
-        let flags = try DirectoryRecord.readHead(&r)
-        path = try r.string()
-        modificationTime = try r.u64()
-        if flags & DirectoryRecord.hasVariantNames != 0 { _ = try r.slice() }
+        let head = try DirectoryRecord.readHead(&r)
+        path = String(decoding: head.path, as: UTF8.self)
+        modificationTime = head.modificationTime
         listing = r
         var peek = r
         count = try peek.count()

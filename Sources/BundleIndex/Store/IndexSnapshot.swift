@@ -188,7 +188,7 @@ package struct IndexSnapshot {
             }) else {
                 return (nil, try DirectoryRecord.candidates(record, path: path, name: name) ?? .none)
             }
-            return (table, table.flags(of: name).map(NameCandidates.exact) ?? .none)
+            return (table, table.candidates(of: name))
         }
     }
 

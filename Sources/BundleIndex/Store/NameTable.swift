@@ -56,6 +56,11 @@ final class NameTable: Sendable {
     /// Whether this is the table of the directory spelled `path`.
     func isListing(of path: UnsafeRawBufferPointer) -> Bool { bytes[..<pathLength].elementsEqual(path) }
 
+    /// What the directory holds for a lookup of `name`: its entry of that name, or none.
+    func candidates(of name: UnsafeRawBufferPointer) -> NameCandidates {
+        flags(of: name).map(NameCandidates.exact) ?? .none
+    }
+
     /// The flags of the entry called `name` (UTF-8, compared byte for byte), nil when none is.
     func flags(of name: UnsafeRawBufferPointer) -> DirectoryEntry.Flags? {
         let hash = UInt32(truncatingIfNeeded: Hashing.memory(name))
