@@ -175,6 +175,6 @@ struct UnchangedBundles {
 
     /// `path`, relative to the bundle, made absolute.
     private static func absolute(_ path: String, in bundle: String) -> String {
-        path.isEmpty ? bundle : bundle == "/" ? "/" + path : bundle + "/" + path
+        path.isEmpty ? bundle : PathText.child(path, of: bundle)
     }
 }

@@ -143,10 +143,10 @@ struct TreeWalker {
                 }
             }
             for e in entries.reversed() where e.isDirectory || Self.isLibraryCurrentLink(e, in: dir) {
-                let child = dir == "/" ? "/" + e.name : dir + "/" + e.name
+                let child = PathText.child(e.name, of: dir)
                 if !skipped.isEmpty, skipped.remove(child) != nil { continue }
                 // A library's `Current` link is followed: its real path is not known.
-                let childReal = e.isDirectory ? real.map { $0 == "/" ? "/" + e.name : $0 + "/" + e.name } : nil
+                let childReal = e.isDirectory ? real.map { PathText.child(e.name, of: $0) } : nil
                 stack.append((child, childReal))
             }
         }

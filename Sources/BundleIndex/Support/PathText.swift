@@ -13,6 +13,11 @@ package enum PathText {
         return first + "/" + second
     }
 
+    /// `name` inside the absolute folder `folder` ("/" gives "/name", not "//name").
+    package static func child(_ name: String, of folder: String) -> String {
+        folder == "/" ? "/" + name : folder + "/" + name
+    }
+
     /// Removes `.` and empty components and resolves `..` lexically. nil when `..` would climb
     /// above the start.
     static func normalise(_ path: String) -> String? {

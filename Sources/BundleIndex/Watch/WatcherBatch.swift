@@ -21,7 +21,7 @@ extension IndexWatcher {
                 (bundles, rescanned, scannedDirectories) = (bundlesBefore, [], [])
                 for dir in batch.children.keys.sorted(by: byteOrder) {
                     for name in batch.children[dir]!.sorted(by: byteOrder) {
-                        try lookAgain(at: dir == "/" ? "/" + name : dir + "/" + name, writer, &rescanned, &scannedDirectories)
+                        try lookAgain(at: PathText.child(name, of: dir), writer, &rescanned, &scannedDirectories)
                     }
                 }
                 for path in batch.bundles.sorted(by: byteOrder) where !rescanned.contains(path) && bundles.contains(path) {

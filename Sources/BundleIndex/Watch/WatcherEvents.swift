@@ -61,7 +61,7 @@ extension IndexWatcher {
     /// An entry `name` of `directory` changed: rescan every bundle whose indexed tree holds it,
     /// and look at `directory/name` again for bundles that appeared or went away.
     func markChanged(_ directory: String, name: String) {
-        let path = directory == "/" ? "/" + name : directory + "/" + name
+        let path = PathText.child(name, of: directory)
         for bundle in enclosingBundles(of: path) { pending.bundles.insert(bundle) }
         for bundle in bundlesLinking(to: path) { pending.bundles.insert(bundle) }
         // Outside the roots (a link target) no bundle is looked for: only the linking ones change.
