@@ -104,14 +104,36 @@ struct ResourceSearch {
         return nil
     }
 
-    /// One element of an array lookup: the table value, its step (run) and readdir rank.
-    struct Element {
-        let value: String
-        let run: Int
-        /// Readdir position inside the run's directory.
-        let rank: UInt32
-        /// Position in the result (runs in order, byte order of names inside a run).
-        let order: Int
+    /// The elements of an array lookup, in result order (runs in order, byte order of names
+    /// inside a run): each table value's bytes in one shared buffer, with its step (run) and
+    /// readdir rank. One buffer and one list instead of a `String` per element, which were most
+    /// of a `forLocalization:` array's time (docs/performance.md, "Arrays kept in one buffer").
+    struct Elements {
+        struct Element {
+            /// The value's bytes in `bytes`: the step's prefix, the name, a `/` for a directory.
+            let range: Range<Int>
+            let run: Int
+            /// Readdir position inside the run's directory.
+            let rank: UInt32
+        }
+
+        private(set) var bytes: [UInt8] = []
+        private(set) var list: [Element] = []
+
+        mutating func append(prefix: String, name: UnsafeRawBufferPointer, isDirectory: Bool, run: Int, rank: UInt32) {
+            let start = bytes.count
+            bytes.append(contentsOf: prefix.utf8)
+            bytes.append(contentsOf: name)
+            if isDirectory { bytes.append(UInt8(ascii: "/")) }
+            list.append(Element(range: start..<bytes.count, run: run, rank: rank))
+        }
+
+        /// Element `index`'s value, its bytes valid only during the call.
+        func withValue<T>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+            try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[list[index].range])) }
+        }
+
+        func value(_ index: Int) -> String { withValue(index) { String(decoding: $0, as: UTF8.self) } }
     }
 
     /// `T[key]` for an array lookup: the runs of every step, with CF's type hiding
@@ -119,15 +141,14 @@ struct ResourceSearch {
     /// found in S0 or Base is not added from later lprojs; the all-files list takes only the
     /// first localized directory that has entries. Byte order inside each run.
     func all(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> [String] {
-        try elements(key, resourceDir: resourceDir, sub: sub).map(\.value)
+        let found = try elements(key, resourceDir: resourceDir, sub: sub)
+        return found.list.indices.map(found.value)
     }
 
-    func elements(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> [Element] {
-        var out: [Element] = []
+    func elements(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> Elements {
+        var out = Elements()
         try forEachArrayEntry(key, resourceDir: resourceDir, sub: sub) { run, prefix, name, flags, rank in
-            var value = prefix + String(decoding: name, as: UTF8.self)
-            if flags.contains(.directory) { value += "/" }
-            out.append(Element(value: value, run: run, rank: rank, order: out.count))
+            out.append(prefix: prefix, name: name, isDirectory: flags.contains(.directory), run: run, rank: rank)
         }
         return out
     }
