@@ -111,13 +111,13 @@ package struct IndexWriter {
         unreadable.contains { PathText.isSameOrInside(path, $0) }
     }
 
-    /// Writes a bundle, replacing what the index held for its path.
+    /// Writes a bundle, replacing what the index held for its path. A bundle written again keeps
+    /// its id, so a reader holding it keeps finding its resources, and only its records that
+    /// changed are written (`LMDBTransaction.replacePrefix`); a new bundle gets a fresh id, whose
+    /// keys sort last and are appended.
     @discardableResult
     package func addBundle(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> BundleRecord {
-        // A bundle written again keeps its id, so a reader holding it keeps finding its
-        // resources; a new bundle gets a fresh id, whose keys sort last and can be appended.
         let previous = try bundleRecord(path: bundle.path)
-        try removeBundle(path: bundle.path)
         let id: UInt64
         if let previous {
             id = previous.id
@@ -134,14 +134,31 @@ package struct IndexWriter {
                                   lprojs: bundle.lprojs, warnings: bundle.warnings,
                                   root: root, scannedAt: now, stamps: bundle.fileStamps)
         try txn.putAppendingWhenLast(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
-        for ident in BundleRecord.identifiers(of: bundle.infoPlists) {
+        let identifiers = BundleRecord.identifiers(of: bundle.infoPlists)
+        let before = previous?.identifiers ?? []
+        for gone in before.subtracting(identifiers) {
+            try txn.delete(store.identifiers, key: Array(gone.utf8), value: Array(bundle.path.utf8))
+        }
+        for ident in identifiers.subtracting(before) {
             try txn.put(store.identifiers, key: Array(ident.utf8), value: Array(bundle.path.utf8))
         }
-        try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in
-            try key.withBytes { try txn.put(store.resources, key: $0, value: value, append: previous == nil) }
+        guard previous != nil else {
+            try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in
+                try key.withBytes { try txn.put(store.resources, key: $0, value: value, append: true) }
+            }
+            try StringsRecords.forEach(bundleID: id, bundlePath: bundle.path, tables: bundle.tables) { key, value in
+                try key.withBytes { try txn.put(store.strings, key: $0, value: value, append: true) }
+            }
+            return record
         }
-        try StringsRecords.forEach(bundleID: id, bundlePath: bundle.path, tables: bundle.tables) { key, value in
-            try key.withBytes { try txn.put(store.strings, key: $0, value: value, append: previous == nil) }
+        let prefix = ResourceKey.bundlePrefix(id)
+        try txn.replacePrefix(store.resources, prefix: prefix) { write in
+            try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in try key.withBytes { try write($0, value) } }
+        }
+        try txn.replacePrefix(store.strings, prefix: prefix) { write in
+            try StringsRecords.forEach(bundleID: id, bundlePath: bundle.path, tables: bundle.tables) { key, value in
+                try key.withBytes { try write($0, value) }
+            }
         }
         return record
     }

@@ -199,6 +199,83 @@ package final class LMDBTransaction: @unchecked Sendable {
         return removed
     }
 
+    /// Makes the entries whose keys start with `prefix` exactly the ones `body` writes (each
+    /// key starting with `prefix`, in increasing order): an entry already holding the value
+    /// written is left alone, a changed one replaced, a new one put, and those not written are
+    /// deleted. The result is what `deletePrefix` and a `put` of each would leave, but a page
+    /// whose entries do not change is not copied: rewriting a bundle whose files mostly did not
+    /// change (a `--full` build, a watcher's batch) neither rewrites its records nor leaves the
+    /// old pages as free space that grows the file (docs/scanning.md, "Rewriting a bundle").
+    /// Returns how many entries were put and how many were found unchanged.
+    @discardableResult
+    func replacePrefix(_ dbi: MDB_dbi, prefix: [UInt8],
+                       _ body: (_ write: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws -> Void)
+        throws -> (put: Int, unchanged: Int) {
+        precondition(!prefix.isEmpty, "replacePrefix needs a prefix")
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var put = 0, unchanged = 0
+        try prefix.withUnsafeBytes { p in
+            var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
+            var v = MDB_val()
+            // The entry the cursor is on, when it is still under the prefix.
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+            func existing() throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+                if rc == MDB_NOTFOUND { return nil }
+                try check(rc)
+                let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+                return key.starts(with: p) ? (key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)) : nil
+            }
+            // After `mdb_cursor_del` the cursor stands before the entry that followed; MDB_NEXT
+            // returns it (as in `deletePrefix`). After a put it is on the entry put.
+            func deleteExisting() throws {
+                try check(mdb_cursor_del(cursor, 0))
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            try body { key, value in
+                precondition(key.starts(with: p), "replacePrefix: a key outside the prefix")
+                while let old = try existing() {
+                    let order = Self.compareKeys(old.key, key)
+                    if order < 0 {
+                        try deleteExisting()
+                        continue
+                    }
+                    if order == 0 && Self.sameBytes(old.value, value) {
+                        unchanged += 1
+                        rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+                        return
+                    }
+                    break
+                }
+                var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+                var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+                try check(mdb_cursor_put(cursor, &kv, &vv, 0))
+                put += 1
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            while try existing() != nil { try deleteExisting() }
+        }
+        return (put, unchanged)
+    }
+
+    static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        return memcmp(x, y, a.count) == 0
+    }
+
+    /// LMDB's default order of keys: bytes compared as unsigned, a key before every longer key
+    /// it starts.
+    static func compareKeys(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0, let x = a.baseAddress, let y = b.baseAddress {
+            let order = memcmp(x, y, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
+    }
+
     /// The pages a database's B-tree holds (branch, leaf and overflow) times the page size.
     func pageBytes(_ dbi: MDB_dbi) throws -> Int {
         var st = MDB_stat()
