@@ -120,6 +120,31 @@ struct DirectLookupTests {
         }
     }
 
+    @Test("forLocalization: compares the language with lproj names code unit for code unit, as CF does")
+    func localizationComparedByCodeUnits() throws {
+        // `é` as one scalar and as `e` + combining accent: equal as Swift strings, not for CF.
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        for (folder, asked) in [(decomposed, composed), (composed, decomposed), (composed, composed)] {
+            let f = try BundleFixture([
+                "A.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": folder]),
+                "A.bundle/\(folder).lproj/x.txt": "x",
+                "A.bundle/\(folder).lproj/sub/y.txt": "y",
+                "A.bundle/g.txt": "g",
+            ])
+            let bundle = try f.bundle("A.bundle")
+            let foundation = try #require(Bundle(path: f.root + "/A.bundle"))
+            let label = "folder \(Array(folder.unicodeScalars)), asked \(Array(asked.unicodeScalars))"
+            for (name, sub) in [("x", nil), ("y", "sub"), ("g", nil)] as [(String, String?)] {
+                #expect(try bundle.path(forResource: name, ofType: "txt", inDirectory: sub, forLocalization: asked)
+                        == foundation.path(forResource: name, ofType: "txt", inDirectory: sub, forLocalization: asked),
+                        "\(label): path \(name)")
+                #expect(try bundle.paths(forResourcesOfType: "txt", inDirectory: sub, forLocalization: asked).sorted()
+                        == foundation.paths(forResourcesOfType: "txt", inDirectory: sub, forLocalization: asked).sorted(),
+                        "\(label): paths in \(sub ?? "nil")")
+            }
+        }
+    }
+
     @Test("a root entry is ruled out for a name only when it is neither the name nor a variant of it, for every target")
     func rootEntriesKeepEveryVariant() {
         // Every entry made of these pieces, and what each target strips it to.

@@ -174,7 +174,7 @@ struct ResourceLookup {
         let l = (loc?.isEmpty ?? true) ? nil : loc
         if let value {
             if !isLocalized(value, sub: sub) { return value }
-            if let l, value.hasPrefix(l + ".") { return value }
+            if let l, value.withUTF8Bytes({ startsWithLanguage($0, l) }) { return value }
         }
         guard let l else { return nil }
         return try search.first(key, resourceDir: resourceDir, sub: localizedSubdirectory(l, sub))
@@ -218,7 +218,9 @@ struct ResourceLookup {
         return (kept, lprojFound)
     }
 
-    /// Whether `value` starts with `l` and a dot (CF's `hasPrefix(l + ".")`).
+    /// Whether `value` starts with `l` and a dot: CF's anchored `CFStringFindWithOptions` of `l`,
+    /// then of `.` right after it (`_copyResourceURLsFromBundle`), which compare code units;
+    /// Swift's `hasPrefix` would also take a canonically equivalent spelling of `l`.
     private func startsWithLanguage(_ value: UnsafeBufferPointer<UInt8>, _ l: String) -> Bool {
         l.withUTF8Bytes { l in
             value.count > l.count && value[l.count] == UInt8(ascii: ".") && value.starts(with: l)
