@@ -124,16 +124,23 @@ struct DirectLookupTests {
     func localizationComparedByCodeUnits() throws {
         // `é` as one scalar and as `e` + combining accent: equal as Swift strings, not for CF.
         let composed = "\u{E9}", decomposed = "e\u{301}"
-        for (folder, asked) in [(decomposed, composed), (composed, decomposed), (composed, composed)] {
-            let f = try BundleFixture([
-                "A.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": folder]),
-                "A.bundle/\(folder).lproj/x.txt": "x",
-                "A.bundle/\(folder).lproj/sub/y.txt": "y",
-                "A.bundle/g.txt": "g",
-            ])
+        func scalars(_ s: String) -> String { s.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: "+") }
+        // Folders: one spelling, the other, or both (x.txt and sub/y.txt in each); the
+        // development region and the language asked in either spelling.
+        let cases = [[decomposed], [composed], [composed, decomposed], [decomposed, composed]].flatMap { folders in
+            [composed, decomposed].flatMap { region in [composed, decomposed].map { (folders, region, $0) } }
+        }
+        for (folders, region, asked) in cases {
+            var files = ["A.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": region]),
+                         "A.bundle/g.txt": "g"]
+            for folder in folders {
+                files["A.bundle/\(folder).lproj/x.txt"] = "x"
+                files["A.bundle/\(folder).lproj/sub/y.txt"] = "y"
+            }
+            let f = try BundleFixture(files)
             let bundle = try f.bundle("A.bundle")
             let foundation = try #require(Bundle(path: f.root + "/A.bundle"))
-            let label = "folder \(Array(folder.unicodeScalars)), asked \(Array(asked.unicodeScalars))"
+            let label = "folders \(folders.map(scalars)), region \(scalars(region)), asked \(scalars(asked))"
             for (name, sub) in [("x", nil), ("y", "sub"), ("g", nil)] as [(String, String?)] {
                 #expect(try bundle.path(forResource: name, ofType: "txt", inDirectory: sub, forLocalization: asked)
                         == foundation.path(forResource: name, ofType: "txt", inDirectory: sub, forLocalization: asked),
@@ -141,6 +148,8 @@ struct DirectLookupTests {
                 #expect(try bundle.paths(forResourcesOfType: "txt", inDirectory: sub, forLocalization: asked).sorted()
                         == foundation.paths(forResourcesOfType: "txt", inDirectory: sub, forLocalization: asked).sorted(),
                         "\(label): paths in \(sub ?? "nil")")
+                #expect(try bundle.path(forResource: name, ofType: "txt", inDirectory: sub)
+                        == foundation.path(forResource: name, ofType: "txt", inDirectory: sub), "\(label): path \(name), search list")
             }
         }
     }
