@@ -99,7 +99,7 @@ package struct DirectoryRecord {
                      path: UnsafeRawBufferPointer) throws -> (variantNames: UnsafeRawBufferPointer?, listing: ByteReader)? {
         var r = ByteReader(buffer)
         let head = try readHead(&r)
-        guard FrontCodedEntries.compare(head.path, path) == 0 else { return nil }
+        guard compareBytes(head.path, path) == 0 else { return nil }
         return (head.variantNames, r)
     }
 
@@ -134,7 +134,7 @@ package struct DirectoryRecord {
             let start = Int(try r.u32())
             guard start < table - first else { throw IndexFormatError(what: "variant name start") }
             try r.seek(to: first + start)
-            let order = FrontCodedEntries.compare(try r.slice(), name)
+            let order = compareBytes(try r.slice(), name)
             if order < 0 {
                 low = middle + 1
             } else if order > 0 {

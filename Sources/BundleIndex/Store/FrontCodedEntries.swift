@@ -104,7 +104,7 @@ enum FrontCodedEntries {
         while low <= high {
             let middle = (low + high) / 2
             let first = try head(middle)
-            let order = compare(first.name, name)
+            let order = compareBytes(first.name, name)
             if order == 0 { return first.flags }
             if order < 0 {
                 block = middle
@@ -140,16 +140,6 @@ enum FrontCodedEntries {
             matched = Int(shared) + common
         }
         return nil
-    }
-
-    /// Byte order of two names (or paths): negative, zero or positive.
-    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let length = min(a.count, b.count)
-        if length > 0 {
-            let order = memcmp(a.baseAddress!, b.baseAddress!, length)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
     }
 
     /// How many first bytes `a` and `b` share.

@@ -233,15 +233,20 @@ package final class LMDBTransaction: @unchecked Sendable {
                 try check(mdb_cursor_del(cursor, 0))
                 rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
             }
+            // The last key written: each must come after it.
+            var last: [UInt8] = []
             try body { key, value in
                 precondition(key.starts(with: p), "replacePrefix: a key outside the prefix")
+                precondition(last.isEmpty || last.withUnsafeBytes { compareBytes($0, key) } < 0,
+                             "replacePrefix: keys out of order")
+                last.replaceSubrange(last.indices, with: key)
                 while let old = try existing() {
-                    let order = Self.compareKeys(old.key, key)
+                    let order = compareBytes(old.key, key)
                     if order < 0 {
                         try deleteExisting()
                         continue
                     }
-                    if order == 0 && Self.sameBytes(old.value, value) {
+                    if order == 0 && sameBytes(old.value, value) {
                         unchanged += 1
                         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
                         return
@@ -257,23 +262,6 @@ package final class LMDBTransaction: @unchecked Sendable {
             while try existing() != nil { try deleteExisting() }
         }
         return (put, unchanged)
-    }
-
-    static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
-        return memcmp(x, y, a.count) == 0
-    }
-
-    /// LMDB's default order of keys: bytes compared as unsigned, a key before every longer key
-    /// it starts.
-    static func compareKeys(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = min(a.count, b.count)
-        if common > 0, let x = a.baseAddress, let y = b.baseAddress {
-            let order = memcmp(x, y, common)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
     }
 
     /// The pages a database's B-tree holds (branch, leaf and overflow) times the page size.

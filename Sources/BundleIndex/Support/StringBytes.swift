@@ -19,6 +19,22 @@ package func sameBytes(_ a: String, _ b: String) -> Bool {
     }
 }
 
+/// Byte order of two byte strings — names, paths, LMDB keys (LMDB's default order): negative,
+/// zero or positive; a string sorts before the longer ones it starts.
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let length = min(a.count, b.count)
+    if length > 0 {
+        let order = memcmp(a.baseAddress!, b.baseAddress!, length)
+        if order != 0 { return Int(order) }
+    }
+    return a.count - b.count
+}
+
+/// Whether two byte strings are the same bytes.
+func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+}
+
 /// Where the bytes of `needle` first occur in `hay`; nil when nowhere (or `needle` is empty).
 func firstOccurrence(of needle: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>) -> Int? {
     guard let first = needle.first, needle.count <= hay.count else { return nil }
