@@ -192,7 +192,7 @@ struct StringsTableReaderTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/Localizable.strings", hardLink = dir + "/Copy.strings"
         func write(_ value: String) throws { try Data("\"a\" = \"\(value)\";".utf8).write(to: URL(fileURLWithPath: path)) }
-        func entries(_ value: String) -> StringsTable.Content { .entries([StringsTable.Entry(key: "a", value: value)]) }
+        func entries(_ value: String) -> StringsTable.Content { .entries(StringsTable.Entries([StringsTable.Entry(key: "a", value: value)])) }
         try write("1")
         #expect(link(path, hardLink) == 0)
         // Two links to the folder: other spellings of the same real paths.

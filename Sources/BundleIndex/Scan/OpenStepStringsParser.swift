@@ -17,15 +17,20 @@ struct OpenStepStringsParser {
     /// UTF-8 without a byte-order mark.
     private let text: [UInt8]
     private var at = 0
+    /// The keys and values read, unescaped, one after another (`StringsTable.Entries`' text).
+    private var out: [UInt8] = []
     /// Where CF's parse would stop with a missing `;` (see the type's comment).
     private var missingSemicolonAt: Int?
 
-    private init(text: [UInt8]) { self.text = text }
+    private init(text: [UInt8]) {
+        self.text = text
+        out.reserveCapacity(text.count)
+    }
 
     /// What the parser makes of a file.
     enum Reading: Equatable {
         /// The table's entries (each key once, with the value CF keeps: the last one written).
-        case entries([StringsTable.Entry])
+        case entries(StringsTable.Entries)
         /// CF reads no table: a `;` is missing on this line (counted as CF counts lines).
         case missingSemicolon(line: Int)
         /// CF must decide.
@@ -43,7 +48,7 @@ struct OpenStepStringsParser {
     /// The entries CF reads from the file (none for a missing `;`), or nil when CF must decide.
     static func entries(from bytes: [UInt8]) -> [StringsTable.Entry]? {
         switch read(bytes) {
-        case .entries(let entries): return entries
+        case .entries(let entries): return entries.list
         case .missingSemicolon: return []
         case .leftToCF: return nil
         }
@@ -130,8 +135,8 @@ struct OpenStepStringsParser {
     /// A top-level `{ … }`, or entries without braces (CF sees a string followed by more text,
     /// then parses the whole text again as a dictionary's content). White space alone is an
     /// empty table.
-    private mutating func table() -> [StringsTable.Entry]? {
-        guard skipSpace() else { return [] }
+    private mutating func table() -> StringsTable.Entries? {
+        guard skipSpace() else { return StringsTable.Entries() }
         if text[at] == UInt8(ascii: "{") {
             at += 1
             guard let entries = content(), skipSpace(), text[at] == UInt8(ascii: "}") else { return nil }
@@ -141,13 +146,14 @@ struct OpenStepStringsParser {
         // The first object must be a string, and text must follow it (a lone string is no table).
         guard Self.startsString(text[at]), string() != nil, skipSpace() else { return nil }
         at = 0
+        out.removeAll(keepingCapacity: true)
         guard let entries = content(), !skipSpace() else { return nil }
         return entries
     }
 
     /// `key = value;` and `key;` (the value is the key) until something that starts no key.
-    private mutating func content() -> [StringsTable.Entry]? {
-        var entries: [StringsTable.Entry] = []
+    private mutating func content() -> StringsTable.Entries? {
+        var spans: [StringsTable.Entries.Span] = []
         var hashes: [UInt64] = []
         while skipSpace(), Self.startsString(text[at]) {
             guard let key = string() else { return nil }
@@ -155,7 +161,7 @@ struct OpenStepStringsParser {
                 missingSemicolonAt = at
                 return nil
             }
-            let value: String
+            let value: Range<Int>
             switch text[at] {
             case UInt8(ascii: ";"):
                 value = key
@@ -167,15 +173,15 @@ struct OpenStepStringsParser {
             default:
                 return nil
             }
-            entries.append(StringsTable.Entry(key: key, value: value))
-            hashes.append(RepeatedKeys.hash(key))
+            spans.append(StringsTable.Entries.Span(key: key, value: value))
+            hashes.append(out.withUnsafeBytes { RepeatedKeys.hash(UnsafeRawBufferPointer(rebasing: $0[key])) })
             guard skipSpace(), text[at] == UInt8(ascii: ";") else {
                 missingSemicolonAt = at
                 return nil
             }
             at += 1
         }
-        return RepeatedKeys.lastValues(entries, hashes: hashes)
+        return RepeatedKeys.lastValues(text: out, spans: spans, hashes: hashes)
     }
 
     private static func startsString(_ c: UInt8) -> Bool {
@@ -193,23 +199,24 @@ struct OpenStepStringsParser {
         }
     }
 
-    /// A quoted or bare string at `at` (which `startsString`), as UTF-8.
-    private mutating func string() -> String? {
+    /// A quoted or bare string at `at` (which `startsString`), its UTF-8 appended to `out`: where
+    /// it lies there.
+    private mutating func string() -> Range<Int>? {
         let first = text[at]
+        let start = out.count
         guard first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") else {
-            let start = at
+            let bare = at
             while at < text.count && Self.isBare(text[at]) { at += 1 }
-            return String(decoding: text[start..<at], as: UTF8.self)
+            out.append(contentsOf: text[bare..<at])
+            return start..<out.count
         }
         at += 1
-        return quoted(until: first)
+        return quoted(until: first) ? start..<out.count : nil
     }
 
-    /// CF's `parseQuotedPlistString`: the text up to the closing quote, escapes resolved; nil
-    /// when unterminated or when an escape is left to CF.
-    private mutating func quoted(until quote: UInt8) -> String? {
-        let start = at
-        var out: [UInt8] = []
+    /// CF's `parseQuotedPlistString`: the text up to the closing quote, escapes resolved,
+    /// appended to `out`; false when unterminated or when an escape is left to CF.
+    private mutating func quoted(until quote: UInt8) -> Bool {
         var mark = at
         // A high surrogate written as `\UD83D`, waiting for its low half (`\UDE00`).
         var high: UInt32? = nil
@@ -217,10 +224,10 @@ struct OpenStepStringsParser {
             let c = text[at]
             if c == quote { break }
             guard c == UInt8(ascii: "\\") else { at += 1; continue }
-            if high != nil && mark < at { return nil }
+            if high != nil && mark < at { return false }
             out.append(contentsOf: text[mark..<at])
             at += 1
-            guard at < text.count else { return nil }
+            guard at < text.count else { return false }
             let escaped = text[at]
             at += 1
             var unit: UInt32
@@ -233,7 +240,7 @@ struct OpenStepStringsParser {
                     byte = byte &<< 3 &+ (text[at] &- UInt8(ascii: "0"))
                     at += 1
                 }
-                guard byte < 0x80 else { return nil }
+                guard byte < 0x80 else { return false }
                 unit = UInt32(byte)
             case UInt8(ascii: "U"):
                 // Up to four hexadecimal digits; none is U+0000.
@@ -260,24 +267,22 @@ struct OpenStepStringsParser {
             }
             mark = at
             if let h = high {
-                guard (0xDC00...0xDFFF).contains(unit) else { return nil }
+                guard (0xDC00...0xDFFF).contains(unit) else { return false }
                 Self.appendUTF8(0x10000 + ((h - 0xD800) << 10) + (unit - 0xDC00), to: &out)
                 high = nil
             } else if (0xD800...0xDBFF).contains(unit) {
                 high = unit
             } else if (0xDC00...0xDFFF).contains(unit) {
-                return nil
+                return false
             } else {
                 Self.appendUTF8(unit, to: &out)
             }
         }
         // Unterminated, or a high surrogate left without its low half.
-        guard at < text.count, high == nil else { return nil }
+        guard at < text.count, high == nil else { return false }
         at += 1
-        // Without escapes, the text as it stands.
-        if mark == start { return String(decoding: text[start..<at - 1], as: UTF8.self) }
         out.append(contentsOf: text[mark..<at - 1])
-        return String(decoding: out, as: UTF8.self)
+        return true
     }
 
     private static func hexDigit(_ c: UInt8) -> UInt32? {

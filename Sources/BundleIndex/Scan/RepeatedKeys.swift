@@ -2,41 +2,44 @@
 /// last value written for it, at the place it was first written (`OpenStepStringsParser`, which
 /// hashes each key as it reads it). Keys are compared as bytes, as CF compares them.
 enum RepeatedKeys {
-    /// Each key once, with its last value (CFDictionarySetValue), at its first place. Keys are
-    /// found again by their hashes in an open-addressed table (`HashPlaces`), and compared as
-    /// bytes only when a hash comes again; the entries are copied only from the first repeated
-    /// key on. Many real tables repeat keys (GNUstep's do), and a dictionary of every key by its
-    /// bytes, which this replaced for them, was 11 % of the real corpus's strings reading.
-    static func lastValues(_ entries: [StringsTable.Entry], hashes: [UInt64]) -> [StringsTable.Entry] {
+    typealias Span = StringsTable.Entries.Span
+
+    /// The entries `spans` name in `text`, each key once with its last value (CFDictionarySetValue),
+    /// at its first place. Keys are found again by their hashes in an open-addressed table
+    /// (`HashPlaces`), and compared as bytes only when a hash comes again; the spans are copied
+    /// only from the first repeated key on. Many real tables repeat keys (GNUstep's do), and a
+    /// dictionary of every key by its bytes, which this replaced for them, was 11 % of the real
+    /// corpus's strings reading.
+    static func lastValues(text: [UInt8], spans: [Span], hashes: [UInt64]) -> StringsTable.Entries {
         var places = HashPlaces(capacity: hashes.count)
         // Made at the first repeated key: until then each entry's place is its index.
-        var out: [StringsTable.Entry]?
-        for i in entries.indices {
+        var out: [Span]?
+        for i in spans.indices {
             guard let place = places.insert(hashes[i], place: out?.count ?? i) else {
-                out?.append(entries[i])
+                out?.append(spans[i])
                 continue
             }
-            if out == nil { out = Array(entries[..<i]) }
+            if out == nil { out = Array(spans[..<i]) }
             // Two keys of one FNV-1a hash: rare enough to compare every key by its bytes.
-            guard sameBytes(out![place].key, entries[i].key) else {
-                return lastValuesByKey(entries)
+            guard text[out![place].key].elementsEqual(text[spans[i].key]) else {
+                return StringsTable.Entries(text: text, spans: lastValuesByKey(text: text, spans: spans))
             }
-            out![place] = entries[i]
+            out![place] = Span(key: out![place].key, value: spans[i].value)
         }
-        return out ?? entries
+        return StringsTable.Entries(text: text, spans: out ?? spans)
     }
 
     /// `lastValues` by a dictionary of the keys' bytes.
-    private static func lastValuesByKey(_ entries: [StringsTable.Entry]) -> [StringsTable.Entry] {
-        var out: [StringsTable.Entry] = []
-        var position: [BytewiseString: Int] = [:]
-        for entry in entries {
-            let byBytes = BytewiseString(text: entry.key)
-            if let i = position[byBytes] {
-                out[i] = entry
+    private static func lastValuesByKey(text: [UInt8], spans: [Span]) -> [Span] {
+        var out: [Span] = []
+        var position: [ArraySlice<UInt8>: Int] = [:]
+        for span in spans {
+            let key = text[span.key]
+            if let i = position[key] {
+                out[i] = Span(key: out[i].key, value: span.value)
             } else {
-                position[byBytes] = out.count
-                out.append(entry)
+                position[key] = out.count
+                out.append(span)
             }
         }
         return out
@@ -72,13 +75,10 @@ enum RepeatedKeys {
         }
     }
 
-    /// FNV-1a of the key's UTF-8 bytes: equal keys hash alike.
-    static func hash(_ key: String) -> UInt64 {
+    /// FNV-1a of a key's UTF-8 bytes: equal keys hash alike.
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        // Over the buffer: stepping through `key.utf8` cost twice as much.
-        key.withUTF8Bytes { bytes in
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        }
+        for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return hash
     }
 }

@@ -45,16 +45,16 @@ enum StringsTableReader {
 
     /// The string entries of a property-list dictionary in `bytes`; none when it does not parse.
     static func entries(from bytes: [UInt8], dictionaryFile: Bool) -> [StringsTable.Entry] {
-        reading(bytes, dictionaryFile: dictionaryFile).entries
+        reading(bytes, dictionaryFile: dictionaryFile).entries.list
     }
 
     /// `entries(from:dictionaryFile:)`, and the line of the missing `;` that made CF read none.
-    private static func reading(_ bytes: [UInt8], dictionaryFile: Bool) -> (entries: [StringsTable.Entry], missingSemicolon: Int?) {
-        guard !dictionaryFile else { return (propertyListEntries(from: bytes, dictionaryFile: true), nil) }
+    private static func reading(_ bytes: [UInt8], dictionaryFile: Bool) -> (entries: StringsTable.Entries, missingSemicolon: Int?) {
+        guard !dictionaryFile else { return (StringsTable.Entries(propertyListEntries(from: bytes, dictionaryFile: true)), nil) }
         switch OpenStepStringsParser.read(bytes) {
         case .entries(let entries): return (entries, nil)
-        case .missingSemicolon(let line): return ([], line)
-        case .leftToCF: return (propertyListEntries(from: bytes, dictionaryFile: false), nil)
+        case .missingSemicolon(let line): return (StringsTable.Entries(), line)
+        case .leftToCF: return (StringsTable.Entries(propertyListEntries(from: bytes, dictionaryFile: false)), nil)
         }
     }
 

@@ -115,7 +115,7 @@ package enum StringsRecords {
             for k in keyed {
                 entries.u64(k.hash)
                 entries.u32(k.check)
-                entries.string(list[k.index].value)
+                list.withValue(k.index) { entries.string(utf8: $0) }
                 ends.append(entries.count)
             }
             if entries.count <= chunkBytes {
@@ -147,13 +147,12 @@ package enum StringsRecords {
     }
 
     /// The entries' hashes, checks and places in `entries`, one per key, in hash order. Keys
-    /// equal only as Swift strings (lone UTF-16 surrogates decode alike) are one key, the first;
-    /// two keys of one hash are a collision. Entries are named by their place, not copied (a
-    /// copy of an entry retains its two strings).
-    private static func uniqueEntries(_ entries: [StringsTable.Entry], _ ref: StringsKey.Table,
+    /// that are the same bytes (CF keys whose lone UTF-16 surrogates decoded alike) are one key,
+    /// the first; two keys of one hash are a collision.
+    private static func uniqueEntries(_ entries: StringsTable.Entries, _ ref: StringsKey.Table,
                                       in table: String) throws -> [(hash: UInt64, check: UInt32, index: Int)] {
-        var keyed = entries.indices.map { i in
-            let (hash, check) = entries[i].key.withUTF8Bytes { ref.entry(UnsafeRawBufferPointer($0)) }
+        var keyed = (0..<entries.count).map { i in
+            let (hash, check) = entries.withKey(i) { ref.entry($0) }
             return (hash: hash, check: check, index: i)
         }
         // Equal keys have equal hashes: sorted by hash, then by position, the first of a key leads.
@@ -161,10 +160,9 @@ package enum StringsRecords {
         var kept = 0
         for k in keyed.indices {
             if kept > 0, keyed[kept - 1].hash == keyed[k].hash {
-                let first = entries[keyed[kept - 1].index].key, other = entries[keyed[k].index].key
-                // By bytes: Swift's String equality would merge "é" spelled in one and in two scalars.
-                guard sameBytes(first, other) else {
-                    throw BundleIndexError.hashCollision("strings records: keys \(first) and \(other) of \(table)")
+                let first = keyed[kept - 1].index, other = keyed[k].index
+                guard entries.withKey(first, { a in entries.withKey(other) { b in sameBytes(a, b) } }) else {
+                    throw BundleIndexError.hashCollision("strings records: keys \(entries[first].key) and \(entries[other].key) of \(table)")
                 }
                 continue
             }
