@@ -32,10 +32,10 @@ package struct StringsTable: Equatable, Sendable {
         }
     }
 
-    /// A table's entries, each key once, their UTF-8 in one buffer: two allocations per table
-    /// where a `String` per key and per value were four per entry, and most of the time a build
-    /// of strings-heavy trees spent on its tables after reading them (docs/performance.md,
-    /// "Strings tables kept in one buffer"). Keys and values compare as bytes, as CF compares them.
+    /// A table's entries, each key once, their UTF-8 in one buffer: two allocations per table,
+    /// where a `String` for every key and value longer than 15 bytes was one of its own, made,
+    /// hashed, copied into the records and freed again (docs/performance.md, "Strings tables kept
+    /// in one buffer"). Keys and values compare as bytes, as CF compares them.
     package struct Entries: Equatable, Sendable {
         /// Where entry `i`'s key and value lie in `text` (a value written as `key;` is its key's bytes).
         package struct Span: Sendable {
