@@ -54,7 +54,12 @@ final class NameTable: Sendable {
     }
 
     /// Whether this is the table of the directory spelled `path`.
-    func isListing(of path: UnsafeRawBufferPointer) -> Bool { bytes[..<pathLength].elementsEqual(path) }
+    func isListing(of path: UnsafeRawBufferPointer) -> Bool { name(0..<pathLength) { sameBytes($0, path) } }
+
+    /// The bytes at `range` of `bytes` (the path or a name), valid only during the call.
+    private func name<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
 
     /// What the directory holds for a lookup of `name`: its entry of that name, or none.
     func candidates(of name: UnsafeRawBufferPointer) -> NameCandidates {
@@ -71,7 +76,7 @@ final class NameTable: Sendable {
             if words[slotCount + count + i] == hash {
                 let end = Int(words[slotCount + i] & 0xFF_FFFF)
                 let start = i == 0 ? pathLength : Int(words[slotCount + i - 1] & 0xFF_FFFF)
-                if bytes[start..<end].elementsEqual(name) {
+                if self.name(start..<end, { sameBytes($0, name) }) {
                     return DirectoryEntry.Flags(rawValue: UInt8(truncatingIfNeeded: words[slotCount + i] >> 24))
                 }
             }

@@ -14,9 +14,8 @@ extension String {
 /// units (docs/search-pattern.md, L-byte-names).
 @inline(__always)
 package func sameBytes(_ a: String, _ b: String) -> Bool {
-    a.utf8.count == b.utf8.count && a.withUTF8Bytes { x in
-        b.withUTF8Bytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
-    }
+    a.utf8.count == b.utf8.count
+        && a.withUTF8Bytes { x in b.withUTF8Bytes { y in sameBytes(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
 }
 
 /// Byte order of two byte strings — names, paths, LMDB keys (LMDB's default order): negative,
