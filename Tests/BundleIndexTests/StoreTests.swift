@@ -247,6 +247,53 @@ struct StoreTests {
         }
     }
 
+    @Test("a directory record keeps the incremental walk's flag and its strings tables' indices; damaged ones are errors")
+    func walkFlagsAndTables() throws {
+        // Tables among other entries: a folder named like a table is none, nor is `.strings.bak`;
+        // more than one block of entries, so a name is read by index across the block table.
+        var names = (0..<40).map { "image\($0).png" } + ["Localizable.strings", "InfoPlist.strings", "Plurals.stringsdict",
+                                                           "Folder.strings", "old.strings.bak", "Z.strings"]
+        names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let entries = names.map { DirectoryEntry(name: $0, flags: $0 == "Folder.strings" ? .directory : []) }
+        let tables = ["InfoPlist.strings", "Localizable.strings", "Plurals.stringsdict", "Z.strings"]
+        for walk in [UnchangedWalk.none, .enter, .passOver] {
+            var w = ByteWriter()
+            DirectoryRecord(path: "Resources/fr.lproj", modificationTime: 7, entries: entries, variantNames: [], unchangedWalk: walk)
+                .encode(into: &w)
+            try w.withBytes { bytes in
+                let decoded = try DirectoryRecord.decode(bytes)
+                #expect(decoded.unchangedWalk == walk && decoded.entries == entries)
+                let stored = try StoredDirectory(bytes)
+                #expect(stored.unchangedWalk == walk && stored.count == entries.count)
+                var found: [String] = []
+                try stored.forEachTable { found.append($0) }
+                #expect(found == tables)
+                // Both walk bits at once is no record this build writes.
+                var both = Array(bytes)
+                both[1] |= 6
+                #expect(throws: IndexFormatError.self) { try both.withUnsafeBytes { _ = try StoredDirectory($0) } }
+            }
+        }
+        // A section naming an entry that is not a table (here: all but the last index shifted
+        // down by one) is damage.
+        var w = ByteWriter()
+        DirectoryRecord(path: "", modificationTime: 1, entries: entries, variantNames: []).encode(into: &w)
+        var bytes = w.bytes
+        let (sectionLength, first) = try bytes.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            _ = try r.u8(); _ = try r.u8(); _ = try r.slice(); _ = try r.u64()
+            return (Int(try r.varint()), r.offset)
+        }
+        #expect(sectionLength == tables.count)
+        bytes[first] -= 1
+        #expect(throws: IndexFormatError.self) { try bytes.withUnsafeBytes { _ = try DirectoryRecord.decode($0) } }
+        // A listing without tables has no section.
+        var plain = ByteWriter()
+        DirectoryRecord(path: "", modificationTime: 1, entries: [DirectoryEntry(name: "a.png", flags: [])], variantNames: [])
+            .encode(into: &plain)
+        #expect(plain.bytes[1] & 8 == 0)
+    }
+
     @Test("a directory record answers a name: every entry with its flags, a variant name with its candidates, nothing for names between, before, after or inside entries")
     func listingFindsNames() throws {
         // Block heads, entries inside blocks, names that are prefixes of others and the reverse,

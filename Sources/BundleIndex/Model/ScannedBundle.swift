@@ -60,6 +60,16 @@ package struct ScannedBundle {
     }
 }
 
+/// What the walk of an incremental build does with an indexed folder of a bundle it finds
+/// unchanged (docs/scanning.md, "Folders the walk passes over"): takes its stored listing
+/// instead of reading the disk, passes over it and everything below it, or neither (a folder
+/// inside one passed over, or one the walk does not reach: it follows no links).
+package enum UnchangedWalk: UInt8, Sendable {
+    case none = 0
+    case enter = 1
+    case passOver = 2
+}
+
 /// A path relative to the bundle root and its modification time (ns).
 package struct FileStamp: Equatable, Sendable {
     package let path: String
@@ -79,6 +89,9 @@ package struct ScannedDirectory {
     /// The directory's real path when the scan knew it (links resolved): a build reads a
     /// file reached twice through links once (`FilesRead`). Not stored.
     package let realPath: String?
+    /// What the walk of a later incremental build does with this folder if the bundle is then
+    /// unchanged; decided by the scan (`UnchangedWalkPlan`), kept in the directory record.
+    package var unchangedWalk: UnchangedWalk = .none
 
     package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64, realPath: String? = nil) {
         self.path = path

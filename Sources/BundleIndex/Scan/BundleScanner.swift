@@ -62,7 +62,8 @@ struct BundleScanner {
         let layout = BundleLayout.detect(bundlePath: bundlePath,
                                          directoryLikeNames: rootEntries.filter(\.countsForLayout).map(\.name))
         let treeRoot = (layout == .resources || layout == .flat) ? "" : layout.resourceDirectory
-        let directories = walkTree(from: treeRoot)
+        var directories = walkTree(from: treeRoot)
+        UnchangedWalkPlan.apply(to: &directories, bundle: bundlePath)
         let byPath = Dictionary(directories.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
 
         let resourceDir = layout.resourceDirectory

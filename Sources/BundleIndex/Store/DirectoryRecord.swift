@@ -1,19 +1,26 @@
 /// A directory's record, stored under the 12-byte key `[bundle][directory]` (format 14): its
 /// path, its time and its listing, which answers every lookup in the directory with this one
-/// read (format 13):
+/// read (format 13), and what an incremental build needs of it (format 15):
 ///
-///     tag 'D', flags u8 (1: variant names follow), path, modification time u64 (ns),
+///     tag 'D', flags u8 (1: variant names follow; 2: the walk enters the folder when its
+///     bundle is unchanged, 4: the walk passes over it; 8: strings tables follow),
+///     path, modification time u64 (ns),
 ///     [variant names: their byte length (varint), count (varint), per name in byte order the
 ///      name (varint length + UTF-8), its candidates' count and their indices in the listing
 ///      (varint each, increasing), then where each name starts, counted from the first, u32
 ///      each (a binary search reaches any name)],
+///     [strings tables: their byte length (varint), then the index in the listing of each entry
+///      that is a strings table — a `.strings` or `.stringsdict` name, not a directory — varint
+///      each, increasing],
 ///     the listing (`FrontCodedEntries`)
 ///
 /// A name that only the entry of exactly that name answers is found in the listing
 /// (`FrontCodedEntries.flags(of:in:)`). A name that variants answer (`logo.png` for
 /// `logo-linux.png`, `icon~ipad.png`; docs/search-pattern.md, "Platform and device variants")
 /// is listed among the variant names with every entry a lookup of it may return, for every
-/// target CF knows; the query picks among them (`ResourceSearch.choose`).
+/// target CF knows; the query picks among them (`ResourceSearch.choose`). The walk flags and the
+/// strings tables spare an incremental build a pass over every stored entry (docs/scanning.md,
+/// "Folders the walk passes over").
 package struct DirectoryRecord {
     package let path: String
     package let modificationTime: UInt64
@@ -21,6 +28,8 @@ package struct DirectoryRecord {
     /// Names that variants answer, in byte order, with the indices in `entries` of the entries
     /// a lookup of the name may return (ascending): the variants and the entry of that name.
     package let variantNames: [VariantName]
+    /// What the walk of an incremental build does with the folder if its bundle is unchanged.
+    package var unchangedWalk: UnchangedWalk = .none
 
     package struct VariantName: Equatable {
         package let name: String
@@ -29,10 +38,37 @@ package struct DirectoryRecord {
 
     /// The flag bit saying variant names follow the time.
     static let hasVariantNames: UInt8 = 1
+    /// The flag bits of `unchangedWalk` (`.enter`, `.passOver`).
+    static let entered: UInt8 = 2, passedOver: UInt8 = 4
+    /// The flag bit saying the strings tables' indices follow.
+    static let hasTables: UInt8 = 8
+
+    package init(path: String, modificationTime: UInt64, entries: [DirectoryEntry], variantNames: [VariantName],
+                 unchangedWalk: UnchangedWalk = .none) {
+        self.path = path
+        self.modificationTime = modificationTime
+        self.entries = entries
+        self.variantNames = variantNames
+        self.unchangedWalk = unchangedWalk
+    }
+
+    /// The indices of `entries` that are strings tables (`StringsTable.isTable`, not a
+    /// directory): the files whose own times an incremental build compares.
+    static func tableIndices(_ entries: [DirectoryEntry]) -> [Int] {
+        entries.indices.filter { !entries[$0].isDirectory && StringsTable.isTable(entries[$0].name) }
+    }
 
     func encode(into w: inout ByteWriter) {
+        let tables = Self.tableIndices(entries)
+        var flags = variantNames.isEmpty ? 0 : Self.hasVariantNames
+        switch unchangedWalk {
+        case .none: break
+        case .enter: flags |= Self.entered
+        case .passOver: flags |= Self.passedOver
+        }
+        if !tables.isEmpty { flags |= Self.hasTables }
         w.u8(RecordTag.directory.rawValue)
-        w.u8(variantNames.isEmpty ? 0 : Self.hasVariantNames)
+        w.u8(flags)
         w.string(path)
         w.u64(modificationTime)
         if !variantNames.isEmpty {
@@ -49,6 +85,11 @@ package struct DirectoryRecord {
                 for index in v.candidates { section.varint(index) }
             }
             for start in starts { section.u32(start) }
+            w.string(utf8: section.bytes)
+        }
+        if !tables.isEmpty {
+            var section = ByteWriter(capacity: 16)
+            for index in tables { section.varint(index) }
             w.string(utf8: section.bytes)
         }
         FrontCodedEntries.encode(entries, into: &w)
@@ -74,22 +115,42 @@ package struct DirectoryRecord {
         guard variants.allSatisfy({ $0.candidates.allSatisfy { $0 < entries.count } }) else {
             throw IndexFormatError(what: "variant candidate index")
         }
+        // The tables are the listing's own: a record that names others is not one this build wrote.
+        guard try tableIndices(head.tables) == tableIndices(entries) else { throw IndexFormatError(what: "directory strings tables") }
         return DirectoryRecord(path: String(decoding: head.path, as: UTF8.self), modificationTime: head.modificationTime,
-                               entries: entries, variantNames: variants)
+                               entries: entries, variantNames: variants, unchangedWalk: head.unchangedWalk)
     }
 
-    /// The head of the record `r` reads — its path's bytes, its time and its variant-name
-    /// section (nil without one) — leaving `r` at the listing's count; throws when the value is
-    /// not a directory record. The one reader of the head's layout (`decode`, `open`,
-    /// `StoredDirectory`).
+    /// The indices a strings-table section holds (none for nil), checked to increase.
+    static func tableIndices(_ section: UnsafeRawBufferPointer?) throws -> [Int] {
+        guard let section else { return [] }
+        var r = ByteReader(section)
+        var out: [Int] = []
+        while !r.isAtEnd {
+            let index = Int(clamping: try r.varint())
+            guard index > (out.last ?? -1) else { throw IndexFormatError(what: "directory strings table index") }
+            out.append(index)
+        }
+        return out
+    }
+
+    /// The head of the record `r` reads — its path's bytes, its time, its variant-name section
+    /// (nil without one), its strings-table section (nil without one) and its walk flags —
+    /// leaving `r` at the listing's count; throws when the value is not a directory record. The
+    /// one reader of the head's layout (`decode`, `open`, `StoredDirectory`).
     static func readHead(_ r: inout ByteReader) throws
-        -> (path: UnsafeRawBufferPointer, modificationTime: UInt64, variantNames: UnsafeRawBufferPointer?) {
+        -> (path: UnsafeRawBufferPointer, modificationTime: UInt64, variantNames: UnsafeRawBufferPointer?,
+            tables: UnsafeRawBufferPointer?, unchangedWalk: UnchangedWalk) {
         guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
         let flags = try r.u8()
-        guard flags & ~hasVariantNames == 0 else { throw IndexFormatError(what: "directory record flags") }
+        guard flags & ~(hasVariantNames | entered | passedOver | hasTables) == 0, flags & (entered | passedOver) != entered | passedOver
+        else { throw IndexFormatError(what: "directory record flags") }
         let path = try r.slice()
         let modificationTime = try r.u64()
-        return (path, modificationTime, flags & hasVariantNames != 0 ? try r.slice() : nil)
+        let variantNames = flags & hasVariantNames != 0 ? try r.slice() : nil
+        let tables = flags & hasTables != 0 ? try r.slice() : nil
+        let walk: UnchangedWalk = flags & entered != 0 ? .enter : flags & passedOver != 0 ? .passOver : .none
+        return (path, modificationTime, variantNames, tables, walk)
     }
 
     /// The variant names (nil when there are none) and a reader at the listing's count of the
@@ -156,11 +217,15 @@ package struct DirectoryRecord {
 }
 
 /// A directory record read in place, for the incremental build's checks (`UnchangedBundles`):
-/// its path and time decoded, its listing left as stored and read entry by entry without
-/// building names. The bytes are the index's own: valid as long as the snapshot it came from.
+/// its path, time and walk flags decoded, its listing left as stored and decoded only as far
+/// as asked. The bytes are the index's own: valid as long as the snapshot it came from.
 package struct StoredDirectory {
     package let path: String
     package let modificationTime: UInt64
+    /// What the walk does with the folder when its bundle is unchanged (format 15).
+    package let unchangedWalk: UnchangedWalk
+    /// The strings-table section, nil when the listing holds none.
+    private let tables: UnsafeRawBufferPointer?
     /// The listing, at its count (`FrontCodedEntries`).
     private let listing: ByteReader
     /// How many entries it lists.
@@ -171,25 +236,20 @@ package struct StoredDirectory {
         let head = try DirectoryRecord.readHead(&r)
         path = String(decoding: head.path, as: UTF8.self)
         modificationTime = head.modificationTime
+        unchangedWalk = head.unchangedWalk
+        tables = head.tables
         listing = r
         var peek = r
         count = try peek.count()
     }
 
-    /// Every entry's name (bytes valid only during the call) and flags, in byte order.
-    package func forEachEntry(_ body: (UnsafeRawBufferPointer, DirectoryEntry.Flags) throws -> Void) throws {
+    /// The name of every entry that is a strings table, in byte order: the entries the
+    /// record's strings-table section names, the listing read only as far as the last of them.
+    package func forEachTable(_ body: (String) throws -> Void) throws {
+        guard tables != nil else { return }
         var r = listing
         var cursor = try FrontCodedEntries.Cursor(&r)
-        try cursor.forEach { name, flags, _ in
-            try body(name, flags)
-            return true
-        }
-    }
-
-    /// The flags of the entry called `name`, nil when there is none.
-    package func flags(of name: UnsafeRawBufferPointer) throws -> DirectoryEntry.Flags? {
-        var r = listing
-        return try FrontCodedEntries.flags(of: name, in: &r)
+        for index in try DirectoryRecord.tableIndices(tables) { try body(try cursor.entry(at: index).name) }
     }
 
     /// The listing decoded.

@@ -40,7 +40,7 @@ package enum ResourceRecords {
             previous = (hash, dir.path)
             value.removeAll()
             DirectoryRecord(path: dir.path, modificationTime: dir.modificationTime, entries: dir.entries,
-                            variantNames: variantNames(of: dir))
+                            variantNames: variantNames(of: dir), unchangedWalk: dir.unchangedWalk)
                 .encode(into: &value)
             try value.withBytes { try body(.directory(bundle: bundleID, directory: hash), $0) }
             try writeStrings(stringsByDirectory[dir.path] ?? [], bundleID: bundleID, dirHash: hash, directory: dir,
