@@ -266,8 +266,12 @@ struct StoreTests {
                 let stored = try StoredDirectory(bytes)
                 #expect(stored.unchangedWalk == walk && stored.count == entries.count)
                 var found: [String] = []
-                try stored.forEachTable { found.append($0) }
+                #expect(try stored.tables(allSatisfy: { found.append($0); return true }))
                 #expect(found == tables)
+                // Asked no further than the first name the predicate turns down.
+                var asked: [String] = []
+                #expect(try !stored.tables(allSatisfy: { asked.append($0); return $0 != "Localizable.strings" }))
+                #expect(asked == ["InfoPlist.strings", "Localizable.strings"])
                 // Both walk bits at once is no record this build writes.
                 var both = Array(bytes)
                 both[1] |= 6

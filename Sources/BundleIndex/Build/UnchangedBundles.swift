@@ -68,14 +68,12 @@ struct UnchangedBundles {
         var skipped: [String] = []
         for directory in directories {
             resources += directory.count
-            var tablesMatch = true
-            try directory.forEachTable { name in
-                guard tablesMatch else { return }
+            let tablesMatch = try directory.tables(allSatisfy: { name in
                 let relative = PathText.join(directory.path, name)
                 guard let stamp = try snapshot.stringsTableModificationTime(bundle: record.id, StringsKey.Table(relative)),
-                      stamp < trustedBefore, folder.modificationTime(relative) == stamp
-                else { tablesMatch = false; return }
-            }
+                      stamp < trustedBefore else { return false }
+                return folder.modificationTime(relative) == stamp
+            })
             guard tablesMatch else { return nil }
             switch directory.unchangedWalk {
             case .enter:

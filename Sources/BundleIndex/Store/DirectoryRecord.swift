@@ -116,13 +116,13 @@ package struct DirectoryRecord {
             throw IndexFormatError(what: "variant candidate index")
         }
         // The tables are the listing's own: a record that names others is not one this build wrote.
-        guard try tableIndices(head.tables) == tableIndices(entries) else { throw IndexFormatError(what: "directory strings tables") }
+        guard try tableIndices(inSection: head.tables) == tableIndices(entries) else { throw IndexFormatError(what: "directory strings tables") }
         return DirectoryRecord(path: String(decoding: head.path, as: UTF8.self), modificationTime: head.modificationTime,
                                entries: entries, variantNames: variants, unchangedWalk: head.unchangedWalk)
     }
 
     /// The indices a strings-table section holds (none for nil), checked to increase.
-    static func tableIndices(_ section: UnsafeRawBufferPointer?) throws -> [Int] {
+    static func tableIndices(inSection section: UnsafeRawBufferPointer?) throws -> [Int] {
         guard let section else { return [] }
         var r = ByteReader(section)
         var out: [Int] = []
@@ -243,13 +243,17 @@ package struct StoredDirectory {
         count = try peek.count()
     }
 
-    /// The name of every entry that is a strings table, in byte order: the entries the
-    /// record's strings-table section names, the listing read only as far as the last of them.
-    package func forEachTable(_ body: (String) throws -> Void) throws {
-        guard tables != nil else { return }
+    /// Whether `predicate` holds for the name of every entry that is a strings table, asked in
+    /// byte order and no further than the first it does not hold for: the entries the record's
+    /// strings-table section names, the listing read only as far as needed.
+    package func tables(allSatisfy predicate: (String) throws -> Bool) throws -> Bool {
+        guard tables != nil else { return true }
         var r = listing
         var cursor = try FrontCodedEntries.Cursor(&r)
-        for index in try DirectoryRecord.tableIndices(tables) { try body(try cursor.entry(at: index).name) }
+        for index in try DirectoryRecord.tableIndices(inSection: tables) where try !predicate(try cursor.entry(at: index).name) {
+            return false
+        }
+        return true
     }
 
     /// The listing decoded.
