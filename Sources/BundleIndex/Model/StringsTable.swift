@@ -109,16 +109,6 @@ package struct StringsTable: Equatable, Sendable {
         name.hasSuffix(".strings") || name.hasSuffix(".stringsdict")
     }
 
-    /// Whether the UTF-8 name ends in `.strings` or `.stringsdict`, byte for byte: true for every
-    /// name `isTable` takes (and maybe for a few more), without building a `String`.
-    package static func mayBeTable(_ name: UnsafeRawBufferPointer) -> Bool {
-        func ends(_ suffix: StaticString) -> Bool {
-            let tail = UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
-            return name.count >= tail.count && name[(name.count - tail.count)...].elementsEqual(tail)
-        }
-        return ends(".strings") || ends(".stringsdict")
-    }
-
     package init(path: String, modificationTime: UInt64, content: Content) {
         self.path = path
         self.modificationTime = modificationTime

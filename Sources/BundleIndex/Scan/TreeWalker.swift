@@ -210,21 +210,22 @@ struct TreeWalker {
         hasBundleExtension(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...])
     }
 
-    /// See `nameMayBeBundle`: whether the entry `name` (UTF-8) with `flags` may make its folder
-    /// a bundle or lead the walk out of it. A directory or link called `Contents`, `Resources`
-    /// or `Support Files` in any case (a layout other than flat: the Info.plist is looked for
-    /// in it; a library resource folder holds `Resources`), an Info.plist name that is not a
-    /// directory, or a link called `Current` (`isLibraryCurrentLink`).
-    static func entryMayLeadToBundle(_ name: UnsafeRawBufferPointer, _ flags: DirectoryEntry.Flags) -> Bool {
-        // Compared in lower case only at the lengths of the names looked for.
-        switch name.count {
+    /// See `nameMayBeBundle`: whether `entry` may make its folder a bundle or lead the walk out
+    /// of it. A directory or link called `Contents`, `Resources` or `Support Files` in any case
+    /// (a layout other than flat: the Info.plist is looked for in it; a library resource folder
+    /// holds `Resources`), an Info.plist name that is not a directory, or a link called
+    /// `Current` (`isLibraryCurrentLink`).
+    static func entryMayLeadToBundle(_ entry: DirectoryEntry) -> Bool {
+        let flags = entry.flags
+        // Compared in lower case only at the lengths (UTF-8) of the names looked for.
+        switch entry.name.utf8.count {
         case 7:
-            return flags.contains(.symlinkToDirectory) && name.elementsEqual("Current".utf8)
+            return flags.contains(.symlinkToDirectory) && entry.name.utf8.elementsEqual("Current".utf8)
         case 8, 9, 13:
             guard flags.contains(.directory) || flags.contains(.symlink) || flags.contains(.symlinkToDirectory) else { return false }
-            return layoutFolderNames.contains(String(decoding: name, as: UTF8.self).lowercased())
+            return layoutFolderNames.contains(entry.name.lowercased())
         case 10, 16, 18, 19:
-            return !flags.contains(.directory) && BundleScanner.infoPlistNames.contains(String(decoding: name, as: UTF8.self).lowercased())
+            return !flags.contains(.directory) && BundleScanner.infoPlistNames.contains(entry.name.lowercased())
         default:
             return false
         }

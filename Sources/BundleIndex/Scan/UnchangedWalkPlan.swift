@@ -66,7 +66,7 @@ enum UnchangedWalkPlan {
             if let parent { reachedChildren[parent] += 1 }
             let directory = directories[index]
             if entered[at] || directory.path.isEmpty || reachedChildren[at] != directory.entries.count(where: \.isDirectory)
-                || TreeWalker.nameMayBeBundle(directory.path) || Self.mayLeadToBundle(directory.entries) {
+                || TreeWalker.nameMayBeBundle(directory.path) || directory.entries.contains(where: TreeWalker.entryMayLeadToBundle) {
                 entered[at] = true
                 if let parent { entered[parent] = true }
             }
@@ -81,14 +81,6 @@ enum UnchangedWalkPlan {
         }
         for index in directories.indices {
             directories[index].unchangedWalk = walk[directories[index].path] ?? .none
-        }
-    }
-
-    /// Whether one of `entries` may make its folder a bundle or lead the walk out of it.
-    private static func mayLeadToBundle(_ entries: [DirectoryEntry]) -> Bool {
-        entries.contains { entry in
-            var name = entry.name
-            return name.withUTF8 { TreeWalker.entryMayLeadToBundle(UnsafeRawBufferPointer($0), entry.flags) }
         }
     }
 

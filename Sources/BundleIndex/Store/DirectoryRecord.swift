@@ -29,7 +29,7 @@ package struct DirectoryRecord {
     /// a lookup of the name may return (ascending): the variants and the entry of that name.
     package let variantNames: [VariantName]
     /// What the walk of an incremental build does with the folder if its bundle is unchanged.
-    package var unchangedWalk: UnchangedWalk = .none
+    package let unchangedWalk: UnchangedWalk
 
     package struct VariantName: Equatable {
         package let name: String

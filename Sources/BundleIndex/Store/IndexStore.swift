@@ -22,6 +22,8 @@ package final class IndexStore: @unchecked Sendable {
     ///     from its listing, and the names variants answer from a list of them it carries.
     /// 14: a directory record's key is 12 bytes (no item hash of 0), its listing's block table
     ///     leaves out the first block's offset (always 0), a bundle record's scan time is a varint.
+    /// 15: a directory record keeps what an incremental walk does with its folder (flag bits) and
+    ///     the indices of its strings tables (`UnchangedWalkPlan`).
     static let formatVersion: UInt32 = 15
 
     let path: String
