@@ -72,4 +72,31 @@ struct UnchangedBundlesAheadTests {
             }
         }
     }
+
+    @Test("each bundle is checked once, by the walk or by the thread, when the walk keeps catching up with it")
+    func eachBundleCheckedOnce() throws {
+        let t = try IncrementalBuildTests.Tree(Self.manyBundles(150), links: [:])
+        _ = try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)
+        let store = try IndexStore.openForReading(path: t.fixture.indexPath)
+        try store.read { snapshot in
+            let paths = try snapshot.bundles(under: t.root).map(\.path).sorted(by: UnchangedBundlesAhead.walkOrder)
+            let own = UnchangedBundles(snapshot: snapshot, root: t.root)
+            let expected = paths.map { own.reuse($0)?.resources }
+            #expect(expected.allSatisfy { $0 != nil })
+            // A walk that only asks is faster than the checks, so it keeps finding the bundle
+            // the thread is checking; each time it used to check that bundle again.
+            for round in 0..<5 {
+                let ahead = UnchangedBundlesAhead(bundles: paths, root: t.root, index: store)
+                var checkedByTheWalk = 0
+                let answers = paths.map { path in
+                    ahead.reuse(path) { checkedByTheWalk += 1; return own.reuse($0) }?.resources
+                }
+                ahead.stop()
+                #expect(answers == expected, "round \(round)")
+                #expect(checkedByTheWalk + ahead.checksMade == paths.count,
+                        "round \(round): \(checkedByTheWalk) by the walk, \(ahead.checksMade) by the thread")
+            }
+        }
+    }
 }
+
