@@ -11,6 +11,9 @@
 //   loop    the top-folder search-list lookups through `pathReadingIndex` 300 times, untimed (perf)
 //   open-loop  the bundles opened 300 times more, each round through a new reader, untimed (perf)
 //   touched    as engine, every page of the index read first (`storageUse`): opens without faults
+//   tail / tail-ordered  every path lookup once through the public API, shuffled (ShapeMatrix's
+//              order) or in the file's: percentiles over all cells, the share of time above p90,
+//              and the slowest asks, marked when the thread was switched out or took a fault
 //   evicted    the top-folder search-list lookups through the public API, 48 MiB of other memory
 //              written before each (every cache line and TLB entry it needs is cold), and one
 //              byte of that memory read after the same writing: what a lookup costs in cold lines
@@ -101,6 +104,39 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
     }
     var times: [String: [UInt64]] = [:]
     var faults: [String: Int] = [:]
+    if mode == "tail" || mode == "tail-ordered" {
+        // Every path lookup once through the public API, shuffled (as ShapeMatrix asks) or in the
+        // file's order: the spread of first asks over all cells, and the slowest ones, each
+        // marked when the thread was switched out (S) or took a page fault (F) during the call.
+        var generator = SplitMix64(seed: 1)
+        let order = mode == "tail" ? Array(asked.indices).shuffled(using: &generator) : Array(asked.indices)
+        func usage() -> rusage {
+            var u = rusage()
+            getrusage(1 /* RUSAGE_THREAD */, &u)
+            return u
+        }
+        var asks: [(ns: UInt64, index: Int, switched: Bool, faulted: Bool)] = []
+        for n in order {
+            let u0 = usage()
+            let t0 = nanoseconds()
+            checksum &+= try ask(asked[n], cached: true)
+            let t1 = nanoseconds()
+            let u1 = usage()
+            asks.append((t1 - t0, n, u1.ru_nivcsw != u0.ru_nivcsw || u1.ru_nvcsw != u0.ru_nvcsw, u1.ru_minflt != u0.ru_minflt))
+        }
+        let sorted = asks.map(\.ns).sorted()
+        let total = sorted.reduce(0, +)
+        func at(_ fraction: Double) -> UInt64 { sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))] }
+        let tail = sorted.filter { $0 > at(0.9) }.reduce(0, +)
+        print(String(format: "%d asks  mean %llu  p50 %llu  p90 %llu  p99 %llu  max %llu  time above p90 %.0f %%  switched out %d  faulted %d",
+                     sorted.count, total / UInt64(sorted.count), at(0.5), at(0.9), at(0.99), sorted.last ?? 0,
+                     100 * Double(tail) / Double(total), asks.filter(\.switched).count, asks.filter(\.faulted).count))
+        for a in asks.sorted(by: { $0.ns > $1.ns }).prefix(10) {
+            let c = asked[a.index]
+            print("\(a.ns) \(a.switched ? "S" : "-")\(a.faulted ? "F" : "-") \(c.cell) \(c.bundle) \(c.name ?? "-") \(c.type ?? "-")")
+        }
+        return
+    }
     if mode == "evicted" {
         var other = [UInt8](repeating: 1, count: 48 << 20)
         func evict() { for i in stride(from: 0, to: other.count, by: 64) { other[i] &+= 1 } }
