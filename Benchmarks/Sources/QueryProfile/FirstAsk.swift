@@ -13,7 +13,8 @@
 //   touched    as engine, every page of the index read first (`storageUse`): opens without faults
 //   tail / tail-ordered  every path lookup once through the public API, shuffled (ShapeMatrix's
 //              order) or in the file's: percentiles over all cells, the share of time above p90,
-//              and the slowest asks, marked when the thread was switched out or took a fault
+//              and the slowest asks, marked when the thread was switched out or took a fault;
+//              tail-engine: shuffled, through `pathReadingIndex` (no answer looked up or kept)
 //   evicted    the top-folder search-list lookups through the public API, 48 MiB of other memory
 //              written before each (every cache line and TLB entry it needs is cold), and one
 //              byte of that memory read after the same writing: what a lookup costs in cold lines
@@ -104,12 +105,12 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
     }
     var times: [String: [UInt64]] = [:]
     var faults: [String: Int] = [:]
-    if mode == "tail" || mode == "tail-ordered" {
+    if mode == "tail" || mode == "tail-ordered" || mode == "tail-engine" {
         // Every path lookup once through the public API, shuffled (as ShapeMatrix asks) or in the
         // file's order: the spread of first asks over all cells, and the slowest ones, each
         // marked when the thread was switched out (S) or took a page fault (F) during the call.
         var generator = SplitMix64(seed: 1)
-        let order = mode == "tail" ? Array(asked.indices).shuffled(using: &generator) : Array(asked.indices)
+        let order = mode != "tail-ordered" ? Array(asked.indices).shuffled(using: &generator) : Array(asked.indices)
         func usage() -> rusage {
             var u = rusage()
             getrusage(1 /* RUSAGE_THREAD */, &u)
@@ -119,7 +120,7 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
         for n in order {
             let u0 = usage()
             let t0 = nanoseconds()
-            checksum &+= try ask(asked[n], cached: true)
+            checksum &+= try ask(asked[n], cached: mode != "tail-engine")
             let t1 = nanoseconds()
             let u1 = usage()
             asks.append((t1 - t0, n, u1.ru_nivcsw != u0.ru_nivcsw || u1.ru_nvcsw != u0.ru_nvcsw, u1.ru_minflt != u0.ru_minflt))
