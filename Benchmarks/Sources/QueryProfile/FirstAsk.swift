@@ -14,7 +14,9 @@
 //   tail / tail-ordered  every path lookup once through the public API, shuffled (ShapeMatrix's
 //              order) or in the file's: percentiles over all cells, the share of time above p90,
 //              and the slowest asks, marked when the thread was switched out or took a fault;
-//              tail-engine: shuffled, through `pathReadingIndex` (no answer looked up or kept)
+//              tail-engine: shuffled, through `pathReadingIndex` (no answer looked up or kept);
+//              tail-split: one shuffled pass, even case numbers as `tail`, odd ones as
+//              `tail-engine`, so both halves see the same machine (mean, p50, p90 of each)
 //   evicted    the top-folder search-list lookups through the public API, 48 MiB of other memory
 //              written before each (every cache line and TLB entry it needs is cold), and one
 //              byte of that memory read after the same writing: what a lookup costs in cold lines
@@ -135,6 +137,24 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
         for a in asks.sorted(by: { $0.ns > $1.ns }).prefix(10) {
             let c = asked[a.index]
             print("\(a.ns) \(a.switched ? "S" : "-")\(a.faulted ? "F" : "-") \(c.cell) \(c.bundle) \(c.name ?? "-") \(c.type ?? "-")")
+        }
+        return
+    }
+    if mode == "tail-split" {
+        // The answer cache's share of a first ask, measured without the machine's drift between
+        // processes: one shuffled pass, even case numbers through the public API, odd ones
+        // through `pathReadingIndex`.
+        var generator = SplitMix64(seed: 1)
+        var api: [UInt64] = [], engine: [UInt64] = []
+        for n in Array(asked.indices).shuffled(using: &generator) {
+            let t0 = nanoseconds()
+            checksum &+= try ask(asked[n], cached: n % 2 == 0)
+            let t = nanoseconds() - t0
+            if n % 2 == 0 { api.append(t) } else { engine.append(t) }
+        }
+        for (name, t) in [("api", api), ("engine", engine)] {
+            let s = t.sorted()
+            print(name, s.count, "mean", s.reduce(0, +) / UInt64(s.count), "p50", s[s.count / 2], "p90", s[s.count * 9 / 10])
         }
         return
     }
