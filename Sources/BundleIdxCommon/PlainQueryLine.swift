@@ -104,9 +104,9 @@ package struct PlainQueryLine {
     /// What `bundleidx query` does for this line: `ResourceQuery.answer`, or the batch protocol.
     /// It ends the process: with the answer written, the exit status is all that is left, and
     /// releasing the reader first (its bundle, caches and transactions, then unmapping the
-    /// index) was ~10 % of a fresh query process's CPU (perf), work the exit does anyway. The
-    /// reader's transactions are reset after each read, so its slot in the reader table pins no
-    /// snapshot (docs/reliability.md, "Dead readers").
+    /// index) was ~10 % of a fresh query process's CPU (perf), work the exit does anyway. Only
+    /// its read transactions are ended, which frees its slots in the reader table; the exit
+    /// would not (docs/reliability.md, "Dead readers").
     package func run() throws(ExitStatus) -> Never {
         let reader = try openIndexReader(at: index ?? IndexLocation.default)
         guard let query else { try serveBatch(reader, context) }
@@ -117,6 +117,7 @@ package struct PlainQueryLine {
         } catch {
             status = error.code
         }
+        reader.endIdleReads()
         withExtendedLifetime(reader) { exit(status) }
     }
 }
@@ -135,6 +136,7 @@ package func serveBatch(_ reader: IndexReader, _ context: SearchContext) throws(
         throw .reporting(error)
     }
     // Held to the exit: a temporary engine would be released (and all it opened freed) first.
+    reader.endIdleReads()
     withExtendedLifetime(engine) { exit(0) }
 }
 

@@ -120,6 +120,46 @@ struct DeadReaderTests {
         return lines.text.split(separator: "\n").dropFirst().compactMap { Int32($0.split(separator: " ").first ?? "") }
     }
 
+    @Test("fresh queries that end normally free their reader slots while another process has the index open")
+    func endedQueriesFreeTheirSlots() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        // A long-lived reader keeps the environment open, so LMDB never wipes its reader table.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        holder.arguments = ["query", "--batch", "--index", f.indexPath]
+        let holderInput = Pipe()
+        holder.standardInput = holderInput
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        defer { holderInput.fileHandleForWriting.closeFile(); holder.waitUntilExit() }
+        holderInput.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
+        usleep(200_000)
+        var ended: [Int32] = []
+        for batch in [false, true] {
+            for _ in 0..<4 {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: bundleidxBinary)
+                p.arguments = batch ? ["query", "--batch", "--index", f.indexPath]
+                                    : ["query", "--index", f.indexPath, "com.example.phone", "icon", "--type", "png"]
+                let input = Pipe()
+                p.standardInput = input
+                p.standardOutput = FileHandle.nullDevice
+                try p.run()
+                if batch {
+                    input.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
+                }
+                input.fileHandleForWriting.closeFile()
+                p.waitUntilExit()
+                #expect(p.terminationStatus == 0)
+                ended.append(p.processIdentifier)
+            }
+        }
+        let holders = try Self.readerPIDs(f.indexPath)
+        #expect(holders.contains(holder.processIdentifier), "the holder keeps its slot: \(holders)")
+        #expect(Set(holders).isDisjoint(with: ended), "ended queries left slots: \(ended) vs \(holders)")
+    }
+
     @Test("readers killed with SIGKILL leave no slot behind once a build opens the index")
     func staleSlotsAreCleared() throws {
         let f = try BundleFixture(ReliabilityTests.app)

@@ -121,6 +121,10 @@ public final class IndexReader: Sendable {
     /// stays. A look at the lock file's shared memory, no transaction.
     package func newestTransactionID() -> UInt64 { store.environment.newestTransactionID() }
 
+    /// Frees this process's slots in the index's reader table (`LMDBEnvironment.endIdleReads`),
+    /// for a process about to exit without releasing the reader.
+    package func endIdleReads() { store.environment.endIdleReads() }
+
     /// The generation read last, with the transaction it was read in.
     private let lastGeneration = Mutex<(transaction: UInt64, generation: UInt64)?>(nil)
 

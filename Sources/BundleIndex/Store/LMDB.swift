@@ -185,11 +185,20 @@ package final class LMDBEnvironment: @unchecked Sendable {
     }
 
     deinit {
+        endIdleReads()
+        mdb_env_close(handle)
+    }
+
+    /// Ends the idle read transactions kept for the next read, which frees their slots in the
+    /// reader table. A process that exits without closing the environment (a fresh `query`)
+    /// calls this first. Otherwise its slots stay taken under its dead pid for as long as another
+    /// process has the index open (LMDB wipes the table only for a process that opens it alone),
+    /// and with a watcher running they filled the table's 512 slots within a minute.
+    package func endIdleReads() {
         transactions.withLock { t in
             for txn in t.idle { txn.abort() }
             t.idle.removeAll()
         }
-        mdb_env_close(handle)
     }
 
     /// Opens (and with `create`, creates) a named database inside a write transaction.

@@ -14,7 +14,11 @@ package final class LMDBTransaction: @unchecked Sendable {
     init(environment: LMDBEnvironment, readOnly: Bool) throws {
         var txn: OpaquePointer?
         var rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
-        if rc == MDB_READERS_FULL && environment.clearStaleReaders() > 0 {
+        if rc == MDB_READERS_FULL {
+            // Slots of dead processes are freed, then the begin is tried once more, even when this
+            // process freed none: another process that met the full table at the same moment may
+            // have freed them first.
+            environment.clearStaleReaders()
             rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
         }
         try check(rc)
