@@ -120,21 +120,36 @@ struct DeadReaderTests {
         return lines.text.split(separator: "\n").dropFirst().compactMap { Int32($0.split(separator: " ").first ?? "") }
     }
 
+    /// A `query --batch` process that answered one query and waits for more: it keeps the
+    /// environment open, and LMDB wipes its reader table only when a process opens the index
+    /// while nobody else has it open.
+    struct Holder {
+        static let line = Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10])
+        let process = Process()
+        private let input = Pipe()
+
+        init(index: String) throws {
+            process.executableURL = URL(fileURLWithPath: bundleidxBinary)
+            process.arguments = ["query", "--batch", "--index", index]
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            input.fileHandleForWriting.write(Self.line)
+            usleep(200_000)
+        }
+
+        func stop() {
+            input.fileHandleForWriting.closeFile()
+            process.waitUntilExit()
+        }
+    }
+
     @Test("fresh queries that end normally free their reader slots while another process has the index open")
     func endedQueriesFreeTheirSlots() throws {
         let f = try BundleFixture(ReliabilityTests.app)
         try f.build()
-        // A long-lived reader keeps the environment open, so LMDB never wipes its reader table.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: bundleidxBinary)
-        holder.arguments = ["query", "--batch", "--index", f.indexPath]
-        let holderInput = Pipe()
-        holder.standardInput = holderInput
-        holder.standardOutput = FileHandle.nullDevice
-        try holder.run()
-        defer { holderInput.fileHandleForWriting.closeFile(); holder.waitUntilExit() }
-        holderInput.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
-        usleep(200_000)
+        let holder = try Holder(index: f.indexPath)
+        defer { holder.stop() }
         var ended: [Int32] = []
         for batch in [false, true] {
             for _ in 0..<4 {
@@ -146,9 +161,7 @@ struct DeadReaderTests {
                 p.standardInput = input
                 p.standardOutput = FileHandle.nullDevice
                 try p.run()
-                if batch {
-                    input.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
-                }
+                if batch { input.fileHandleForWriting.write(Holder.line) }
                 input.fileHandleForWriting.closeFile()
                 p.waitUntilExit()
                 #expect(p.terminationStatus == 0)
@@ -156,7 +169,7 @@ struct DeadReaderTests {
             }
         }
         let holders = try Self.readerPIDs(f.indexPath)
-        #expect(holders.contains(holder.processIdentifier), "the holder keeps its slot: \(holders)")
+        #expect(holders.contains(holder.process.processIdentifier), "the holder keeps its slot: \(holders)")
         #expect(Set(holders).isDisjoint(with: ended), "ended queries left slots: \(ended) vs \(holders)")
     }
 
@@ -164,18 +177,8 @@ struct DeadReaderTests {
     func staleSlotsAreCleared() throws {
         let f = try BundleFixture(ReliabilityTests.app)
         try f.build()
-        // A long-lived reader keeps the environment open: LMDB wipes its reader table only when
-        // a process opens the index while nobody else has it open.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: bundleidxBinary)
-        holder.arguments = ["query", "--batch", "--index", f.indexPath]
-        let holderInput = Pipe()
-        holder.standardInput = holderInput
-        holder.standardOutput = FileHandle.nullDevice
-        try holder.run()
-        defer { holderInput.fileHandleForWriting.closeFile(); holder.waitUntilExit() }
-        holderInput.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
-        usleep(200_000)
+        let holder = try Holder(index: f.indexPath)
+        defer { holder.stop() }
         // Batch readers that answered one query (their reader slot stays, reset, for the next),
         // then die without a chance to release it.
         var killed: [Int32] = []
@@ -188,7 +191,7 @@ struct DeadReaderTests {
             p.standardInput = input
             p.standardOutput = output
             try p.run()
-            input.fileHandleForWriting.write(Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10]))
+            input.fileHandleForWriting.write(Holder.line)
             _ = output.fileHandleForReading.availableData   // the answer: the query ran
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
