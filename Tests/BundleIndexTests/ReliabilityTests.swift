@@ -120,11 +120,13 @@ struct DeadReaderTests {
         return lines.text.split(separator: "\n").dropFirst().compactMap { Int32($0.split(separator: " ").first ?? "") }
     }
 
+    /// One `query --batch` request line.
+    static let batchLine = Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10])
+
     /// A `query --batch` process that answered one query and waits for more: it keeps the
     /// environment open, and LMDB wipes its reader table only when a process opens the index
     /// while nobody else has it open.
     struct Holder {
-        static let line = Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10])
         let process = Process()
         private let input = Pipe()
 
@@ -134,7 +136,7 @@ struct DeadReaderTests {
             process.standardInput = input
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            input.fileHandleForWriting.write(Self.line)
+            input.fileHandleForWriting.write(DeadReaderTests.batchLine)
             usleep(200_000)
         }
 
@@ -161,7 +163,7 @@ struct DeadReaderTests {
                 p.standardInput = input
                 p.standardOutput = FileHandle.nullDevice
                 try p.run()
-                if batch { input.fileHandleForWriting.write(Holder.line) }
+                if batch { input.fileHandleForWriting.write(DeadReaderTests.batchLine) }
                 input.fileHandleForWriting.closeFile()
                 p.waitUntilExit()
                 #expect(p.terminationStatus == 0)
@@ -191,7 +193,7 @@ struct DeadReaderTests {
             p.standardInput = input
             p.standardOutput = output
             try p.run()
-            input.fileHandleForWriting.write(Holder.line)
+            input.fileHandleForWriting.write(DeadReaderTests.batchLine)
             _ = output.fileHandleForReading.availableData   // the answer: the query ran
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
