@@ -99,4 +99,3 @@ struct UnchangedBundlesAheadTests {
         }
     }
 }
-
