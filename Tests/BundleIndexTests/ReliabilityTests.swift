@@ -120,6 +120,19 @@ struct DeadReaderTests {
         return lines.text.split(separator: "\n").dropFirst().compactMap { Int32($0.split(separator: " ").first ?? "") }
     }
 
+    /// `bundleidx arguments` started, its standard input a pipe (returned with it), its standard
+    /// output `output`.
+    static func startBundleidx(_ arguments: [String], output: Any = FileHandle.nullDevice) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        process.arguments = arguments
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        return (process, input)
+    }
+
     /// One `query --batch` request line.
     static let batchLine = Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10])
 
@@ -127,15 +140,11 @@ struct DeadReaderTests {
     /// environment open, and LMDB wipes its reader table only when a process opens the index
     /// while nobody else has it open.
     struct Holder {
-        let process = Process()
-        private let input = Pipe()
+        let process: Process
+        private let input: Pipe
 
         init(index: String) throws {
-            process.executableURL = URL(fileURLWithPath: bundleidxBinary)
-            process.arguments = ["query", "--batch", "--index", index]
-            process.standardInput = input
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            (process, input) = try DeadReaderTests.startBundleidx(["query", "--batch", "--index", index])
             input.fileHandleForWriting.write(DeadReaderTests.batchLine)
             usleep(200_000)
         }
@@ -155,14 +164,8 @@ struct DeadReaderTests {
         var ended: [Int32] = []
         for batch in [false, true] {
             for _ in 0..<4 {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: bundleidxBinary)
-                p.arguments = batch ? ["query", "--batch", "--index", f.indexPath]
-                                    : ["query", "--index", f.indexPath, "com.example.phone", "icon", "--type", "png"]
-                let input = Pipe()
-                p.standardInput = input
-                p.standardOutput = FileHandle.nullDevice
-                try p.run()
+                let (p, input) = try Self.startBundleidx(batch ? ["query", "--batch", "--index", f.indexPath]
+                                                               : ["query", "--index", f.indexPath, "com.example.phone", "icon", "--type", "png"])
                 if batch { input.fileHandleForWriting.write(DeadReaderTests.batchLine) }
                 input.fileHandleForWriting.closeFile()
                 p.waitUntilExit()
@@ -185,14 +188,8 @@ struct DeadReaderTests {
         // then die without a chance to release it.
         var killed: [Int32] = []
         for _ in 0..<8 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: bundleidxBinary)
-            p.arguments = ["query", "--batch", "--index", f.indexPath]
-            let input = Pipe()
             let output = Pipe()
-            p.standardInput = input
-            p.standardOutput = output
-            try p.run()
+            let (p, input) = try Self.startBundleidx(["query", "--batch", "--index", f.indexPath], output: output)
             input.fileHandleForWriting.write(DeadReaderTests.batchLine)
             _ = output.fileHandleForReading.availableData   // the answer: the query ran
             kill(p.processIdentifier, SIGKILL)
