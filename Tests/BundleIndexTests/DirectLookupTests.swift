@@ -162,18 +162,21 @@ struct DirectLookupTests {
         for _ in 0..<2 { entries = entries.flatMap { e in pieces.map { e + $0 } } }
         var variants = 0
         for entry in entries {
-            #expect(entry.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) })
+            #expect(couldAnswer(entry, entry))
             for target in VariantSuffixes.allTargets {
                 guard let stripped = target.analyse(entry).stripped, !stripped.isEmpty else { continue }
                 variants += 1
-                #expect(stripped.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) },
+                #expect(couldAnswer(entry, stripped),
                         "\(entry) strips to \(stripped)")
             }
         }
         #expect(variants > 500, "\(variants)")
         for (entry, name) in [("fr.lproj", "f.txt"), ("logo.png", "logo"), ("logos.png", "logo.png"), ("xlogo.png", "logo.png"),
                               ("logo.png-linux", "logo"), ("a-linux.b", "a.c")] {
-            #expect(!name.withUTF8Bytes { SearchBase.couldAnswer(entry, UnsafeRawBufferPointer($0)) }, "\(entry) \(name)")
+            #expect(!couldAnswer(entry, name), "\(entry) \(name)")
+        }
+        func couldAnswer(_ entry: String, _ name: String) -> Bool {
+            entry.withUTF8Bytes { e in name.withUTF8Bytes { SearchBase.couldAnswer(UnsafeRawBufferPointer(e), UnsafeRawBufferPointer($0)) } }
         }
     }
 

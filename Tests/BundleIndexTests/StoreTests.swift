@@ -219,9 +219,12 @@ struct StoreTests {
 
     @Test("front-coded listings: every entry comes back, in order and by index in any order")
     func frontCodedListing() throws {
-        // Shared prefixes of every length, an empty-suffix duplicate prefix, non-ASCII bytes, and
-        // more than a few blocks of entries.
+        // Shared prefixes of every length, an empty-suffix duplicate prefix, non-ASCII bytes,
+        // more than a few blocks of entries, and names longer than the cursor's first buffer
+        // (64 bytes) and its second, next to short ones sharing their start.
+        let long = String(repeating: "L", count: 70)
         var names = (0..<70).map { "icon_\($0 % 7)_\($0).png" } + ["a", "ab", "abc", "é.txt", "éé", "z"]
+            + [long, long + "M", "L", long + String(repeating: "n", count: 230), "LL.png"]
         names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         let entries = names.enumerated().map { DirectoryEntry(name: $1, flags: $0 % 3 == 0 ? .directory : [], rank: UInt32(1000 - $0)) }
         var w = ByteWriter()
@@ -240,6 +243,9 @@ struct StoreTests {
                 let i = Int.random(in: 0..<entries.count, using: &generator)
                 #expect(try cursor.entry(at: i) == entries[i])
             }
+            var read: [String] = []
+            #expect(try cursor.forEach { name, _, _ in read.append(String(decoding: name, as: UTF8.self)); return true })
+            #expect(read == names)
             // Damage: a cut anywhere is an error, never a crash or a wrong listing.
             for cut in stride(from: 1, to: bytes.count, by: 7) {
                 #expect(throws: IndexFormatError.self) { try DirectoryRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[..<cut])) }

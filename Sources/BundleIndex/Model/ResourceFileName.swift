@@ -27,7 +27,7 @@ enum ResourceFileName {
         let dot = UInt8(ascii: ".")
         guard !type.isEmpty, name.count > type.count else { return false }
         let at = name.count - type.count - 1
-        guard name[at] == dot, name[(at + 1)...].elementsEqual(type) else { return false }
+        guard name[at] == dot, sameBytes(UnsafeRawBufferPointer(rebasing: name[(at + 1)...]), type) else { return false }
         return type.contains(dot) ? !name[..<at].contains(dot) : true
     }
 

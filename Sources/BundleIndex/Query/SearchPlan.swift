@@ -109,28 +109,30 @@ struct SearchBase: Sendable {
     func mayHold(name: UnsafeRawBufferPointer, subdirectory: String?) -> Bool {
         guard let rootEntries else { return true }
         if let subdirectory {
-            let first = subdirectory.utf8.prefix { $0 != UInt8(ascii: "/") }
-            return rootEntries.contains { $0.utf8.elementsEqual(first) }
+            return subdirectory.withUTF8Bytes { sub in
+                let first = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(sub)[..<(sub.firstIndex(of: UInt8(ascii: "/")) ?? sub.count)])
+                return rootEntries.contains { $0.withUTF8Bytes { sameBytes(UnsafeRawBufferPointer($0), first) } }
+            }
         }
-        return rootEntries.contains { Self.couldAnswer($0, name) }
+        return rootEntries.contains { entry in entry.withUTF8Bytes { Self.couldAnswer(UnsafeRawBufferPointer($0), name) } }
     }
 
-    /// Whether a lookup of `name` could return the entry `entry`: it is the name, or the name
-    /// with a suffix starting with `-` or `~` inserted at a dot after the first byte or at the
-    /// end. A variant is that, as CF strips it (`VariantSuffixes.analyse`: the suffix starts
-    /// after the first byte and ends at a dot or at the end; docs/search-pattern.md, "Variants
-    /// in one directory"); the test lets through more than variants, never fewer.
-    static func couldAnswer(_ entry: String, _ name: UnsafeRawBufferPointer) -> Bool {
-        let e = entry.utf8
-        if e.count == name.count { return e.elementsEqual(name) }
-        guard !name.isEmpty, e.count > name.count, e.first == name.first else { return false }
-        let tailStart = e.index(e.startIndex, offsetBy: e.count - name.count)
+    /// Whether a lookup of `name` could return the entry `entry` (both UTF-8): it is the name,
+    /// or the name with a suffix starting with `-` or `~` inserted at a dot after the first
+    /// byte or at the end. A variant is that, as CF strips it (`VariantSuffixes.analyse`: the
+    /// suffix starts after the first byte and ends at a dot or at the end; docs/search-pattern.md,
+    /// "Variants in one directory"); the test lets through more than variants, never fewer.
+    static func couldAnswer(_ entry: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer) -> Bool {
+        if entry.count == name.count { return sameBytes(entry, name) }
+        guard !name.isEmpty, entry.count > name.count, entry[0] == name[0] else { return false }
+        let suffixLength = entry.count - name.count
         for at in 1...name.count where at == name.count || name[at] == UInt8(ascii: ".") {
             // `entry` = name[..<at] + suffix + name[at...].
-            let suffixStart = e.index(e.startIndex, offsetBy: at)
-            guard e[suffixStart] == UInt8(ascii: "-") || e[suffixStart] == UInt8(ascii: "~") else { continue }
-            if e[..<suffixStart].elementsEqual(name[..<at]),
-               e[e.index(tailStart, offsetBy: at)...].elementsEqual(name[at...]) { return true }
+            guard entry[at] == UInt8(ascii: "-") || entry[at] == UInt8(ascii: "~") else { continue }
+            if sameBytes(UnsafeRawBufferPointer(rebasing: entry[..<at]), UnsafeRawBufferPointer(rebasing: name[..<at])),
+               sameBytes(UnsafeRawBufferPointer(rebasing: entry[(at + suffixLength)...]), UnsafeRawBufferPointer(rebasing: name[at...])) {
+                return true
+            }
         }
         return false
     }

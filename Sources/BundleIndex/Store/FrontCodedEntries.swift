@@ -156,9 +156,13 @@ enum FrontCodedEntries {
         private var reader: ByteReader
         private let entriesStart: Int
         private let tableStart: Int
-        /// The index of the entry `reader` is at, and the name before it.
+        /// The index of the entry `reader` is at, and the name before it: its first
+        /// `nameLength` bytes of `name`, a buffer that only grows (each entry rewrites only the
+        /// bytes after the prefix it shares with the one before; resizing the array for every
+        /// entry was most of a `paths` lookup's listing pass).
         private var next = 0
         private var name: [UInt8] = []
+        private var nameLength = 0
 
         /// `r` is at the count of a listing that runs to the end of `r`'s buffer.
         init(_ r: inout ByteReader) throws {
@@ -182,7 +186,7 @@ enum FrontCodedEntries {
             }
             var flags = DirectoryEntry.Flags(), rank: UInt32 = 0
             while next <= index { (flags, rank) = try advance() }
-            return DirectoryEntry(name: String(decoding: name, as: UTF8.self), flags: flags, rank: rank)
+            return DirectoryEntry(name: String(decoding: name[..<nameLength], as: UTF8.self), flags: flags, rank: rank)
         }
 
         /// Reads every entry from the first, in order, handing `body` its name's bytes (valid
@@ -196,7 +200,9 @@ enum FrontCodedEntries {
             }
             while next < count {
                 let (flags, rank) = try advance()
-                guard try name.withUnsafeBytes({ try body($0, flags, rank) }) else { return false }
+                guard try name.withUnsafeBytes({ try body(UnsafeRawBufferPointer(rebasing: $0[..<nameLength]), flags, rank) }) else {
+                    return false
+                }
             }
             guard readAllEntries else { throw IndexFormatError(what: "directory listing length") }
             return true
@@ -208,13 +214,17 @@ enum FrontCodedEntries {
             let rank = UInt32(truncatingIfNeeded: try reader.varint())
             let shared = try reader.varint()
             let startsBlock = next % FrontCodedEntries.blockSize == 0
-            guard startsBlock ? shared == 0 : shared <= UInt64(name.count) else {
+            guard startsBlock ? shared == 0 : shared <= UInt64(nameLength) else {
                 throw IndexFormatError(what: "directory entry prefix")
             }
             let rest = try reader.slice()
             guard reader.offset <= tableStart else { throw IndexFormatError(what: "directory entries overrun the block table") }
-            name.removeSubrange(Int(shared)...)
-            name.append(contentsOf: rest)
+            let length = Int(shared) + rest.count
+            if length > name.count { name += repeatElement(0, count: max(length, 2 * name.count, 64) - name.count) }
+            if let source = rest.baseAddress {
+                name.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: Int(shared)).copyMemory(from: source, byteCount: rest.count) }
+            }
+            nameLength = length
             next += 1
             return (flags, rank)
         }
