@@ -75,6 +75,29 @@ struct DirectoryTablesTests {
         #expect(try bundle.readsForLookup(name: "missing", type: "txt", subdirectory: nil) == 3)
     }
 
+    @Test("many directories: each kept once read twice, all of them found again; past the bound, all dropped")
+    func manyDirectories() throws {
+        // More folders than the table's first slots hold (16), so it grows while tables are kept.
+        var files = ["A.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"])]
+        for i in 0..<40 { files["A.bundle/D\(i)/f\(i).txt"] = "" }
+        let f = try BundleFixture(files)
+        let bundle = try f.bundle("A.bundle")
+        for round in 0..<3 {
+            for i in 0..<40 {
+                // D<i> is read from the index at its first ask, its table made at the second
+                // (the path asked below), and every later ask reads nothing.
+                #expect(try Self.reads(bundle, "f\(i)", "txt", "D\(i)") == (round == 0 ? 1 : 0), "round \(round) D\(i)")
+                #expect(try bundle.pathReadingIndex(forResource: "f\(i)", ofType: "txt", inDirectory: "D\(i)")
+                        == f.root + "/A.bundle/D\(i)/f\(i).txt")
+            }
+        }
+        // Past `directoryCapacity` directories noted, everything is dropped and noted again.
+        for i in 0..<DirectoryTables.directoryCapacity {
+            _ = try Self.reads(bundle, "x", "txt", "Nope\(i)")
+        }
+        #expect(try Self.reads(bundle, "f0", "txt", "D0") == 1, "D0's table was dropped with the rest")
+    }
+
     @Test("a commit makes every table stale: the next lookup sees the change")
     func commitInvalidates() throws {
         let f = try BundleFixture(Self.files)

@@ -227,14 +227,15 @@ struct TransactionScoped<Value: Sendable>: ~Copyable, Sendable {
     }
 
     /// Changes the value with what transaction `transaction` read: a newer transaction starts
-    /// from the empty value, an older one changes nothing.
-    func update(transaction: UInt64, _ body: (inout Value) -> Void) {
+    /// from the empty value, an older one changes nothing (and gets nil back).
+    @discardableResult
+    func update<R>(transaction: UInt64, _ body: (inout Value) -> R) -> R? {
         state.withLock { state in
             if transaction != state.transaction {
-                guard transaction > state.transaction else { return }
+                guard transaction > state.transaction else { return nil }
                 state = (transaction, empty)
             }
-            body(&state.value)
+            return body(&state.value)
         }
     }
 }

@@ -21,13 +21,44 @@ struct DirectoryTables: ~Copyable, Sendable {
 
     // Internal, not private: a private type stored inline in another file's class crashes Swift
     // 6.3's code generation (see `AnswerTable`).
+    /// What is known of one directory in this transaction.
+    enum Known {
+        /// Read once from the index.
+        case readOnce
+        /// Read twice or more: its table, or nil when it is read from the index every time
+        /// (variant names, too long, no record of the path asked).
+        case kept(NameTable?)
+    }
+
+    /// The directories by key hash, in one open-addressing table (not a `Set` and a
+    /// `Dictionary`: their `Hasher` rehashed a hash already spread by XXH3, and the two cost
+    /// two look-ups and two locks per read).
     struct State {
-        /// Directories read once in this transaction, by key hash.
-        var readOnce: Set<UInt64> = []
-        /// Directories read twice or more: their table, or nil when they are read from the index
-        /// every time (variant names, too long, no record of the path asked).
-        var tables: [UInt64: NameTable?] = [:]
+        /// A power of two of slots, at most half of them used.
+        var slots: [(hash: UInt64, known: Known)?] = []
+        var directories = 0
         var entries = 0
+
+        /// The slot of `hash`: the one holding it, or the free one where it would go.
+        func slot(_ hash: UInt64) -> Int {
+            let mask = slots.count - 1
+            var at = Int(truncatingIfNeeded: hash) & mask
+            while let held = slots[at], held.hash != hash { at = (at + 1) & mask }
+            return at
+        }
+
+        /// Sets what is known of `hash`, making room first when half the slots are used.
+        mutating func set(_ known: Known, for hash: UInt64) {
+            if slots[slot(hash)] == nil {
+                if 2 * (directories + 1) > slots.count {
+                    let old = slots
+                    slots = Array(repeating: nil, count: max(16, 2 * slots.count))
+                    for case let held? in old { slots[slot(held.hash)] = held }
+                }
+                directories += 1
+            }
+            slots[slot(hash)] = (hash, known)
+        }
     }
 
     private let state = TransactionScoped<State>(empty: State())
@@ -39,21 +70,33 @@ struct DirectoryTables: ~Copyable, Sendable {
                     in snapshot: IndexSnapshot) throws -> NameCandidates? {
         guard snapshot.usesDirectoryTables else { return nil }
         let transaction = snapshot.transactionID
-        let kept: NameTable?? = state.read(newest: transaction) { $0.tables[key.hash] }
-        if let kept {
-            guard let table = kept, table.isListing(of: path) else { return nil }
-            return table.candidates(of: name)
+        enum Next { case answer(NameCandidates?), build }
+        // One lock: the answer from a kept table (probed in place, no retain), or the note of a
+        // first read, or the decision to build.
+        let next: Next = state.update(transaction: transaction) { state in
+            if !state.slots.isEmpty, let held = state.slots[state.slot(key.hash)] {
+                switch held.known {
+                case .kept(let table?): return .answer(table.isListing(of: path) ? table.candidates(of: name) : nil)
+                case .kept(nil): return .answer(nil)
+                case .readOnce: return .build
+                }
+            }
+            if state.directories >= Self.directoryCapacity { state = State() }
+            if state.slots.isEmpty { state.slots = Array(repeating: nil, count: 16) }
+            state.set(.readOnce, for: key.hash)
+            return .answer(nil)
+        } ?? .answer(nil)
+        guard case .build = next else {
+            if case .answer(let candidates) = next { return candidates }
+            return nil
         }
-        var readBefore = false
-        state.update(transaction: transaction) { state in
-            if state.readOnce.count + state.tables.count >= Self.directoryCapacity { state = State() }
-            readBefore = !state.readOnce.insert(key.hash).inserted
-        }
-        guard readBefore else { return nil }
         let (table, candidates) = try snapshot.nameTable(bundle: bundle, key, path: path, name: name, largest: Self.largestListing)
         state.update(transaction: transaction) { state in
-            if state.entries + (table?.count ?? 0) > Self.entryCapacity { state = State() }
-            state.tables[key.hash] = .some(table)
+            if state.entries + (table?.count ?? 0) > Self.entryCapacity || state.slots.isEmpty {
+                state = State()
+                state.slots = Array(repeating: nil, count: 16)
+            }
+            state.set(.kept(table), for: key.hash)
             state.entries += table?.count ?? 0
         }
         return candidates
