@@ -46,6 +46,17 @@ struct DirectoryTablesTests {
                     }
                 }
             }
+            // Every table is kept now, and no answer: the public calls answer from the tables
+            // alone (`KeptDirectories`, no read transaction), as the index does.
+            for (name, type, dir) in Self.queries {
+                #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir)
+                        == bundle.hit(name, type, dir, .unspecified).map(bundle.absolute), "kept \(String(describing: (name, type, dir)))")
+                for l in [nil, "en", "fr", "de"] as [String?] {
+                    #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir, forLocalization: l)
+                            == bundle.hit(name, type, dir, .given(l)).map(bundle.absolute),
+                            "kept \(String(describing: (name, type, dir, l)))")
+                }
+            }
         }
     }
 
@@ -96,6 +107,28 @@ struct DirectoryTablesTests {
             _ = try Self.reads(bundle, "x", "txt", "Nope\(i)")
         }
         #expect(try Self.reads(bundle, "f0", "txt", "D0") == 1, "D0's table was dropped with the rest")
+    }
+
+    @Test("a lookup answered from kept tables alone sees the next commit")
+    func keptAnswersFollowCommits() throws {
+        let f = try BundleFixture(Self.files)
+        let bundle = try f.bundle("A.bundle")
+        // Three different names read the global folder, en.lproj and Base.lproj twice: their
+        // tables are kept, and the next names are answered from them.
+        for name in ["one", "two", "three"] { #expect(try bundle.path(forResource: name, ofType: "txt") == nil) }
+        #expect(try Self.reads(bundle, "four", "txt", nil) == 0)
+        #expect(try bundle.path(forResource: "new", ofType: "txt") == nil)
+        #expect(try bundle.path(forResource: "new", ofType: "txt", inDirectory: nil, forLocalization: "en") == nil)
+        try f.add(["A.bundle/new.txt": "", "A.bundle/en.lproj/newer.txt": ""])
+        try f.build()
+        #expect(try bundle.path(forResource: "new", ofType: "txt") == f.root + "/A.bundle/new.txt")
+        #expect(try bundle.path(forResource: "new", ofType: "txt", inDirectory: nil, forLocalization: "en")
+                == f.root + "/A.bundle/new.txt")
+        #expect(try bundle.path(forResource: "newer", ofType: "txt") == f.root + "/A.bundle/en.lproj/newer.txt")
+        try FileManager.default.removeItem(atPath: f.root + "/A.bundle/new.txt")
+        try f.build()
+        for name in ["one", "two", "three"] { #expect(try bundle.path(forResource: name, ofType: "txt") == nil) }
+        #expect(try bundle.path(forResource: "new", ofType: "txt") == nil)
     }
 
     @Test("a commit makes every table stale: the next lookup sees the change")

@@ -63,6 +63,17 @@ struct DirectoryTables: ~Copyable, Sendable {
 
     private let state = TransactionScoped<State>(empty: State())
 
+    /// What directory `key` (spelled `path`) holds for `name` by its table kept for commit
+    /// `transaction`; nil when none is kept (the index must be read). Notes nothing.
+    func kept(_ key: DirectoryKey, path: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer,
+              transaction: UInt64) -> NameCandidates? {
+        state.read(newest: transaction) { state -> NameCandidates? in
+            guard !state.slots.isEmpty, let held = state.slots[state.slot(key.hash)], case .kept(let table?) = held.known,
+                  table.isListing(of: path) else { return nil }
+            return table.candidates(of: name)
+        }
+    }
+
     /// What directory `key` (spelled `path`) of bundle `bundle` holds for `name`, from its
     /// table when one is kept; nil when the caller must read the index (`IndexSnapshot
     /// .nameCandidates`). The second call for a directory in one transaction builds its table.

@@ -137,11 +137,40 @@ public struct IndexedBundle: Sendable {
         let newest = reader.store.environment.newestTransactionID()
         if let known = plan.answers.answer(key, name: name, type: type, subdirectory: subpath,
                                            localization: localization, newest: newest) { return known }
+        if let answer = keptAnswer(name, type, subpath, localization, newest: newest) {
+            plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
+                               localization: localization, transaction: newest)
+            return answer
+        }
         return try reader.store.read { snap in
             let answer = try read(snap)
             plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
                                localization: localization, transaction: snap.transactionID)
             return answer
+        }
+    }
+
+    /// The answer of a direct lookup whose every directory is kept in memory for commit
+    /// `newest` (`KeptDirectories`), without beginning a read transaction; nil when the index
+    /// must be read. The route is `single`'s or `localized`'s, as `localization` says (`.none`:
+    /// without `forLocalization:`).
+    private func keptAnswer(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
+                            newest: UInt64) -> String?? {
+        guard let name else { return nil }
+        let route: DirectLookup.Route
+        switch localization {
+        case .none:
+            guard DirectLookup.accepts(name: name, type: type, subdirectory: subpath) else { return nil }
+            route = .searchList
+        case .some(let l):
+            guard DirectLookup.accepts(name: name, type: type, subdirectory: subpath, localization: l, plan: plan) else { return nil }
+            route = .localization(l)
+        }
+        switch try? DirectLookup.find(plan: plan, name: name, type: type, subdirectory: subpath, route: route,
+                                      in: KeptDirectories(transaction: newest), Self.pathString) {
+        case .found(let path): return .some(path)
+        case .notFound: return .some(nil)
+        case .general, nil: return nil
         }
     }
 

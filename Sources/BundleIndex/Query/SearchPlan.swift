@@ -66,6 +66,10 @@ final class SearchPlan: Sendable {
         resourceBase = SearchBase(directories: plainDirectories, mayExist: stepMayExist, lprojNames: lprojs)
     }
 
+    /// The version-0 fallback's steps kept for commit `transaction`, if `rootBase(in:)` made
+    /// them in a snapshot of that commit.
+    func keptRootBase(transaction: UInt64) -> SearchBase? { narrowedRoot.value(newest: transaction) }
+
     /// The version-0 fallback's steps as the root's listing in `snapshot` allows them (nil
     /// when the bundle has no fallback): an lproj step only when the root has an entry
     /// `<l>.lproj`, the global step only for names some root entry could answer
