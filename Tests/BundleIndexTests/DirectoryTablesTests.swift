@@ -47,7 +47,7 @@ struct DirectoryTablesTests {
                 }
             }
             // Every table is kept now, and no answer: the public calls answer from the tables
-            // alone (`KeptDirectories`, no read transaction), as the index does.
+            // alone (`DirectorySource.kept`, no read transaction), as the index does.
             for (name, type, dir) in Self.queries {
                 #expect(try bundle.path(forResource: name, ofType: type, inDirectory: dir)
                         == bundle.hit(name, type, dir, .unspecified).map(bundle.absolute), "kept \(String(describing: (name, type, dir)))")

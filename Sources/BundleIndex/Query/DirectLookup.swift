@@ -74,9 +74,8 @@ enum DirectLookup {
     /// (docs/search-pattern.md, "forLocalization is literal"); `findLocalized` walks both
     /// searches. Variants (chosen by rules the general lookup keeps) and lproj names with a dot
     /// (`en.x.lproj` passes CF's `en.` test) go to the general lookup (`.general`).
-    static func find<R, Source: DirectorySource>(plan: SearchPlan, name: String, type: String?, subdirectory: String?,
-                                                 route: Route = .searchList, in snapshot: Source,
-                                                 _ body: (Hit) throws -> R) throws -> Answer<R> {
+    static func find<R>(plan: SearchPlan, name: String, type: String?, subdirectory: String?, route: Route = .searchList,
+                        in snapshot: DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let type = (type?.isEmpty ?? true) ? nil : type
         let subdirectory = (subdirectory?.isEmpty ?? true) ? nil : subdirectory
         let bundlePath = plan.record.path
@@ -127,9 +126,9 @@ enum DirectLookup {
     /// The search-list route of `find` from `base`: one directory-record read per step that may
     /// exist (`IndexSnapshot.nameCandidates`); the first step holding the name (or a variant of
     /// it) answers.
-    private static func findInSearchList<R, Source: DirectorySource>(
-        plan: SearchPlan, base: SearchBase, subdirectory: String?, lookupName: Range<Int>, directoryStart: Int,
-        text: inout PathComposer, in snapshot: Source, _ body: (Hit) throws -> R) throws -> Answer<R> {
+    private static func findInSearchList<R>(plan: SearchPlan, base: SearchBase, subdirectory: String?,
+                                            lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
+                                            in snapshot: DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
         for step in plan.steps.indices where base.mayExist[step] {
             text.truncate(to: directoryStart)
             let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
@@ -171,9 +170,9 @@ enum DirectLookup {
     /// answer (the first finds it there first, or finds a localized hit elsewhere and the second
     /// starts there), so that folder is read next — unless a hit in another language folder could
     /// count as global by the substring test, which only some subdirectories make possible.
-    private static func findLocalized<R, Source: DirectorySource>(
-        plan: SearchPlan, base: SearchBase, localization: String?, subdirectory: String?, lookupName: Range<Int>,
-        directoryStart: Int, text: inout PathComposer, in snapshot: Source, _ body: (Hit) throws -> R) throws -> Answer<R> {
+    private static func findLocalized<R>(plan: SearchPlan, base: SearchBase, localization: String?, subdirectory: String?,
+                                         lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
+                                         in snapshot: DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let localization = (localization?.isEmpty ?? true) ? nil : localization
         let global = 0
         /// `<step's directory>/<localization>.lproj[/subdirectory]`, spelled after `directoryStart`.
@@ -247,10 +246,9 @@ enum DirectLookup {
     /// lookup name, or `.none` unread when the base's root listing shows the step's folder cannot
     /// hold it (`SearchBase.mayHold`).
     @inline(__always)
-    private static func candidates<Source: DirectorySource>(_ step: Int, base: SearchBase, _ directory: DirectoryKey,
-                                                            lookupName: Range<Int>, directoryStart: Int, subdirectory: String?,
-                                                            plan: SearchPlan, text: borrowing PathComposer,
-                                                            in snapshot: Source) throws -> NameCandidates {
+    private static func candidates(_ step: Int, base: SearchBase, _ directory: DirectoryKey, lookupName: Range<Int>,
+                                   directoryStart: Int, subdirectory: String?, plan: SearchPlan,
+                                   text: borrowing PathComposer, in snapshot: DirectorySource) throws -> NameCandidates {
         let name = text.bytes(lookupName)
         if plan.steps[step].lproj == nil, !base.mayHold(name: name, subdirectory: subdirectory) { return .none }
         return try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name, in: snapshot)
@@ -258,8 +256,8 @@ enum DirectLookup {
 
     /// What the directory spelled `path` holds for `name`, from `source`.
     @inline(__always)
-    private static func read<Source: DirectorySource>(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
-                                                      name: UnsafeRawBufferPointer, in source: Source) throws -> NameCandidates {
+    private static func read(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
+                             name: UnsafeRawBufferPointer, in source: DirectorySource) throws -> NameCandidates {
         try source.candidates(directory, plan: plan, path: path, name: name)
     }
 

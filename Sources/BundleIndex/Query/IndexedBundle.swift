@@ -151,7 +151,7 @@ public struct IndexedBundle: Sendable {
     }
 
     /// The answer of a direct lookup whose every directory is kept in memory for commit
-    /// `newest` (`KeptDirectories`), without beginning a read transaction; nil when the index
+    /// `newest` (`DirectorySource.kept`), without beginning a read transaction; nil when the index
     /// must be read. The route is `single`'s or `localized`'s, as `localization` says (`.none`:
     /// without `forLocalization:`).
     private func keptAnswer(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
@@ -167,7 +167,7 @@ public struct IndexedBundle: Sendable {
             route = .localization(l)
         }
         switch try? DirectLookup.find(plan: plan, name: name, type: type, subdirectory: subpath, route: route,
-                                      in: KeptDirectories(transaction: newest), Self.pathString) {
+                                      in: .kept(transaction: newest), Self.pathString) {
         case .found(let path): return .some(path)
         case .notFound: return .some(nil)
         case .general, nil: return nil
@@ -330,7 +330,7 @@ public struct IndexedBundle: Sendable {
                               direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
         if let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub, localization: localization, plan: plan) {
             switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub,
-                                         route: .localization(localization), in: snap, direct) {
+                                         route: .localization(localization), in: .snapshot(snap), direct) {
             case .found(let result): return result
             case .notFound: return nil
             case .general: break
@@ -345,7 +345,7 @@ public struct IndexedBundle: Sendable {
         guard let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub) else {
             return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified).map(general)
         }
-        switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: snap, direct) {
+        switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: .snapshot(snap), direct) {
         case .found(let result): return result
         case .notFound: return nil
         case .general:
