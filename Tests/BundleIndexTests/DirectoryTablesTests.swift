@@ -131,6 +131,32 @@ struct DirectoryTablesTests {
         #expect(try bundle.path(forResource: "new", ofType: "txt") == nil)
     }
 
+    @Test("a lazy source begins a transaction at the first directory not kept, and restarts when its commit is not the one asked for")
+    func lazySource() throws {
+        let f = try BundleFixture(Self.files)
+        let bundle = try f.bundle("A.bundle")
+        let newest = bundle.reader.store.environment.newestTransactionID()
+        func find(_ name: String, in source: inout DirectorySource) throws -> String? {
+            switch try DirectLookup.find(plan: bundle.plan, name: name, type: "txt", subdirectory: nil, in: &source,
+                                         { String(decoding: $0.path, as: UTF8.self) }) {
+            case .found(let path): return path
+            case .notFound, .general: return nil
+            }
+        }
+        // Nothing kept yet: the lookup reads the index in a transaction of the newest commit.
+        var source = DirectorySource.lazy(store: bundle.reader.store, transaction: newest)
+        #expect(try find("only-en", in: &source) == f.root + "/A.bundle/en.lproj/only-en.txt")
+        source.end()
+        // Told of an older commit than the index's, it does not answer from a newer snapshot.
+        var stale = DirectorySource.lazy(store: bundle.reader.store, transaction: newest - 1)
+        #expect(throws: DirectorySource.Restart.self) { try find("only-en", in: &stale) }
+        stale.end()
+        // Ended sources leave no reader behind: a writer's commit and the next asks go through.
+        try f.add(["A.bundle/later.txt": ""])
+        try f.build()
+        #expect(try bundle.path(forResource: "later", ofType: "txt") == f.root + "/A.bundle/later.txt")
+    }
+
     @Test("a commit makes every table stale: the next lookup sees the change")
     func commitInvalidates() throws {
         let f = try BundleFixture(Self.files)

@@ -1,42 +1,71 @@
 /// Where `DirectLookup` reads what a directory holds for a name: a snapshot of the index (the
-/// bundle's `DirectoryTables` first, then the directory's record), or the tables alone
-/// (`kept(transaction:)`), which answer a lookup without beginning a read transaction when
-/// every directory it reads is kept for the newest commit. One type for both, not a protocol:
-/// a lookup that the tables cannot settle runs again in a snapshot, through the same code
-/// (one specialization per kind of source would fetch twice the instructions).
+/// bundle's `DirectoryTables` first, then the directory's record), or, for a first ask, the
+/// tables kept for the newest commit first and a read transaction begun only when a directory
+/// is not kept there (`lazy(store:transaction:)`): a lookup whose every directory is kept
+/// begins none. One type for both, not a protocol: one specialization of the lookup per kind
+/// of source fetched twice the instructions.
 struct DirectorySource {
-    /// Nil: the tables alone.
-    private let snapshot: IndexSnapshot?
-    /// The commit whose tables are read.
+    /// The snapshot read, once there is one.
+    private var snapshot: IndexSnapshot?
+    /// The commit whose kept tables are read: the snapshot's, or the newest when the source
+    /// begins lazily.
     private let transaction: UInt64
+    /// For a lazy source: where its transaction comes from, and the transaction once begun
+    /// (`end()` ends it).
+    private unowned(unsafe) let store: IndexStore?
+    private var begun: LMDBTransaction?
 
     static func snapshot(_ snapshot: IndexSnapshot) -> DirectorySource {
-        DirectorySource(snapshot: snapshot, transaction: snapshot.transactionID)
+        DirectorySource(snapshot: snapshot, transaction: snapshot.transactionID, store: nil)
     }
 
-    /// What the bundle keeps in memory for commit `transaction` and nothing more: the tables of
-    /// `DirectoryTables` and the root fallback's steps. A directory without a kept table (read
-    /// once so far, read from the index each time, or not read at all) throws `NotKept`, and
-    /// the caller asks again in a snapshot. Nothing is noted here: the snapshot's read notes
-    /// the directory as a first ask always has.
-    static func kept(transaction: UInt64) -> DirectorySource {
-        DirectorySource(snapshot: nil, transaction: transaction)
+    /// Reads the tables kept for commit `transaction` (the newest when the lookup starts), and
+    /// begins a read transaction of `store` at the first directory not kept there. If that
+    /// transaction shows a later commit, what was read from the tables may be older than it,
+    /// and `Restart` is thrown: the caller asks again in a snapshot. Also thrown where the
+    /// environment is lockless (its reads are checked by `IndexStore.read`). The caller calls
+    /// `end()` in every case.
+    static func lazy(store: IndexStore, transaction: UInt64) -> DirectorySource {
+        DirectorySource(snapshot: nil, transaction: transaction, store: store)
+    }
+
+    private init(snapshot: IndexSnapshot?, transaction: UInt64, store: IndexStore?) {
+        self.snapshot = snapshot
+        self.transaction = transaction
+        self.store = store
     }
 
     /// A class, thrown as the one instance: throwing a struct would allocate its box each time.
-    final class NotKept: Error, Sendable {
-        static let shared = NotKept()
+    final class Restart: Error, Sendable {
+        static let shared = Restart()
+    }
+
+    /// Ends the transaction a lazy source began, if any.
+    mutating func end() {
+        guard let begun, let store else { return }
+        store.environment.endRead(begun)
+        self.begun = nil
+        snapshot = nil
+    }
+
+    /// The snapshot to read, begun now if the source is lazy and has none.
+    private mutating func reading() throws -> IndexSnapshot {
+        if let snapshot { return snapshot }
+        guard let store, let txn = try store.environment.beginReadTransaction() else { throw Restart.shared }
+        begun = txn
+        let snapshot = IndexSnapshot(store: store, txn: txn)
+        self.snapshot = snapshot
+        guard txn.id == transaction else { throw Restart.shared }
+        return snapshot
     }
 
     /// What directory `directory`, spelled `path`, of `plan`'s bundle holds for `name`.
-    func candidates(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
-                    name: UnsafeRawBufferPointer) throws -> NameCandidates {
-        guard let snapshot else {
-            guard let kept = plan.directories.kept(directory, path: path, name: name, transaction: transaction) else {
-                throw NotKept.shared
-            }
+    mutating func candidates(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
+                             name: UnsafeRawBufferPointer) throws -> NameCandidates {
+        if snapshot == nil, let kept = plan.directories.kept(directory, path: path, name: name, transaction: transaction) {
             return kept
         }
+        let snapshot = try reading()
         if let kept = try plan.directories.candidates(bundle: plan.record.id, directory, path: path, name: name, in: snapshot) {
             return kept
         }
@@ -45,12 +74,9 @@ struct DirectorySource {
 
     /// The version-0 root fallback's steps (`SearchPlan.rootBase(in:)`); nil when the bundle
     /// has no fallback.
-    func rootBase(of plan: SearchPlan) throws -> SearchBase? {
-        guard let snapshot else {
-            guard plan.hasRootFallback else { return nil }
-            guard let kept = plan.keptRootBase(transaction: transaction) else { throw NotKept.shared }
-            return kept
-        }
-        return try plan.rootBase(in: snapshot)
+    mutating func rootBase(of plan: SearchPlan) throws -> SearchBase? {
+        guard plan.hasRootFallback else { return nil }
+        if snapshot == nil, let kept = plan.keptRootBase(transaction: transaction) { return kept }
+        return try plan.rootBase(in: try reading())
     }
 }

@@ -127,8 +127,9 @@ public struct IndexedBundle: Sendable {
     private static func pathString(_ hit: DirectLookup.Hit) -> String { String(decoding: hit.path, as: UTF8.self) }
 
     /// A path answer from the bundle's `AnswerCache` when the index has not changed since it
-    /// was read, else `read` in a new snapshot (and the answer kept). `localization` is `.none`
-    /// without `forLocalization:`.
+    /// was read; else the direct lookup's, read from the kept tables and, where they lack a
+    /// directory, a transaction begun for it (`directAnswer`); else `read` in a new snapshot.
+    /// The answer is kept. `localization` is `.none` without `forLocalization:`.
     private func remembered(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
                             _ read: (IndexSnapshot) throws -> String?) throws -> String? {
         // Swift's Bundle answers nil before CF when both are nil or empty.
@@ -137,7 +138,7 @@ public struct IndexedBundle: Sendable {
         let newest = reader.store.environment.newestTransactionID()
         if let known = plan.answers.answer(key, name: name, type: type, subdirectory: subpath,
                                            localization: localization, newest: newest) { return known }
-        if let answer = keptAnswer(name, type, subpath, localization, newest: newest) {
+        if let answer = directAnswer(name, type, subpath, localization, newest: newest) {
             plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
                                localization: localization, transaction: newest)
             return answer
@@ -150,12 +151,14 @@ public struct IndexedBundle: Sendable {
         }
     }
 
-    /// The answer of a direct lookup whose every directory is kept in memory for commit
-    /// `newest` (`DirectorySource.kept`), without beginning a read transaction; nil when the index
-    /// must be read. The route is `single`'s or `localized`'s, as `localization` says (`.none`:
-    /// without `forLocalization:`).
-    private func keptAnswer(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
-                            newest: UInt64) -> String?? {
+    /// The answer of the direct lookup read from the tables kept for commit `newest`, with a
+    /// read transaction begun only when a directory is not kept there
+    /// (`DirectorySource.lazy`); nil when the lookup must be made in a snapshot: the query is not
+    /// the direct lookup's, it needs the general lookup, or a commit came in between. The route
+    /// is `single`'s or `localized`'s, as `localization` says (`.none`: without
+    /// `forLocalization:`).
+    private func directAnswer(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
+                              newest: UInt64) -> String?? {
         guard let name else { return nil }
         let route: DirectLookup.Route
         switch localization {
@@ -166,8 +169,12 @@ public struct IndexedBundle: Sendable {
             guard DirectLookup.accepts(name: name, type: type, subdirectory: subpath, localization: l, plan: plan) else { return nil }
             route = .localization(l)
         }
+        var source = DirectorySource.lazy(store: reader.store, transaction: newest)
+        defer { source.end() }
+        // Any error (a restart, or the index's own) sends the lookup to a snapshot, which
+        // reports the index's errors as every read does.
         switch try? DirectLookup.find(plan: plan, name: name, type: type, subdirectory: subpath, route: route,
-                                      in: .kept(transaction: newest), Self.pathString) {
+                                      in: &source, Self.pathString) {
         case .found(let path): return .some(path)
         case .notFound: return .some(nil)
         case .general, nil: return nil
@@ -329,8 +336,9 @@ public struct IndexedBundle: Sendable {
     func localized<R>(in snap: IndexSnapshot, _ name: String?, _ type: String?, _ sub: String?, _ localization: String?,
                               direct: (DirectLookup.Hit) throws -> R, general: (ResourceHit) throws -> R) throws -> R? {
         if let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub, localization: localization, plan: plan) {
+            var source = DirectorySource.snapshot(snap)
             switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub,
-                                         route: .localization(localization), in: .snapshot(snap), direct) {
+                                         route: .localization(localization), in: &source, direct) {
             case .found(let result): return result
             case .notFound: return nil
             case .general: break
@@ -345,7 +353,8 @@ public struct IndexedBundle: Sendable {
         guard let name, DirectLookup.accepts(name: name, type: type, subdirectory: sub) else {
             return try lookup(snap).single(name: name, type: type, subdirectory: sub, localization: .unspecified).map(general)
         }
-        switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: .snapshot(snap), direct) {
+        var source = DirectorySource.snapshot(snap)
+        switch try DirectLookup.find(plan: plan, name: name, type: type, subdirectory: sub, in: &source, direct) {
         case .found(let result): return result
         case .notFound: return nil
         case .general:

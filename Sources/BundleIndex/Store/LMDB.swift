@@ -257,15 +257,27 @@ package final class LMDBEnvironment: @unchecked Sendable {
     @inline(__always)
     private func readOnce<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         let txn = try beginRead()
-        defer {
-            txn.reset()
-            transactions.withLock { t in
-                t.open -= 1
-                if t.idle.count < 64 { t.idle.append(txn) } else { txn.abort() }
-            }
-        }
+        defer { endRead(txn) }
         guard lockless else { return try body(txn) }
         return try readWithoutLock(txn, body)
+    }
+
+    /// A read transaction for a caller that ends it itself with `endRead`: `read` split in two,
+    /// for a lookup that begins its transaction only when it first needs the index
+    /// (`DirectorySource`). Nil for a lockless environment, whose reads must be checked after
+    /// they end (`read` does that). A map another process outgrew throws `mapResized`; `read`
+    /// handles it.
+    package func beginReadTransaction() throws -> LMDBTransaction? {
+        lockless ? nil : try beginRead()
+    }
+
+    /// Ends a transaction `beginReadTransaction` began: reset, and kept for the next read.
+    package func endRead(_ txn: LMDBTransaction) {
+        txn.reset()
+        transactions.withLock { t in
+            t.open -= 1
+            if t.idle.count < 64 { t.idle.append(txn) } else { txn.abort() }
+        }
     }
 
     /// An idle reader renewed, or a new one; counted as open.
