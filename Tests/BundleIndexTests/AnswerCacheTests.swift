@@ -7,14 +7,18 @@ import Testing
 
 @Suite("Answer cache (repeat asks)")
 struct AnswerCacheTests {
-    @Test("a repeated path lookup is answered from memory, and the first lookup after a rebuild reads the new index")
-    func followsRebuilds() throws {
+    /// A.app with `gone.txt` and `en.lproj/l.txt`, indexed; the bundle and its path.
+    static func appFixture() throws -> (BundleFixture, IndexedBundle, root: String) {
         let fixture = try BundleFixture([
             "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
             "A.app/gone.txt": "", "A.app/en.lproj/l.txt": "",
         ])
-        let bundle = try fixture.bundle("A.app")
-        let root = fixture.root + "/A.app"
+        return (fixture, try fixture.bundle("A.app"), fixture.root + "/A.app")
+    }
+
+    @Test("a repeated path lookup is answered from memory, and the first lookup after a rebuild reads the new index")
+    func followsRebuilds() throws {
+        let (fixture, bundle, root) = try Self.appFixture()
         for _ in 0..<2 {
             #expect(try bundle.path(forResource: "gone", ofType: "txt") == root + "/gone.txt")
             #expect(try bundle.path(forResource: "new", ofType: "txt") == nil)
@@ -37,6 +41,28 @@ struct AnswerCacheTests {
         #expect(try bundle.path(forResource: "gone", ofType: "txt") == nil)
         #expect(try bundle.path(forResource: "new", ofType: "txt") == root + "/new.txt")
         #expect(try bundle.path(forResource: "l", ofType: "txt", inDirectory: nil, forLocalization: "en") == nil)
+    }
+
+    @Test("an answer is kept from its query's second ask in a transaction, not its first")
+    func keptFromTheSecondAsk() throws {
+        let (fixture, bundle, root) = try Self.appFixture()
+        var newest = bundle.reader.store.environment.newestTransactionID()
+        #expect(try bundle.path(forResource: "gone", ofType: "txt") == root + "/gone.txt")
+        #expect(try bundle.path(forResource: "l", ofType: "txt", inDirectory: nil, forLocalization: "en") == root + "/en.lproj/l.txt")
+        #expect(bundle.plan.answers.kept("gone", "txt", newest: newest) == nil, "asked once: not kept")
+        #expect(bundle.plan.answers.kept("l", "txt", localization: .some("en"), newest: newest) == nil)
+        #expect(try bundle.path(forResource: "gone", ofType: "txt") == root + "/gone.txt")
+        #expect(try bundle.path(forResource: "l", ofType: "txt", inDirectory: nil, forLocalization: "en") == root + "/en.lproj/l.txt")
+        #expect(bundle.plan.answers.kept("gone", "txt", newest: newest) == .some(root + "/gone.txt"), "asked twice: kept")
+        #expect(bundle.plan.answers.kept("l", "txt", localization: .some("en"), newest: newest) == .some(root + "/en.lproj/l.txt"))
+        // A commit starts the count again.
+        try fixture.add(["A.app/b.txt": ""])
+        try fixture.build()
+        newest = bundle.reader.store.environment.newestTransactionID()
+        #expect(try bundle.path(forResource: "gone", ofType: "txt") == root + "/gone.txt")
+        #expect(bundle.plan.answers.kept("gone", "txt", newest: newest) == nil)
+        #expect(try bundle.path(forResource: "gone", ofType: "txt") == root + "/gone.txt")
+        #expect(bundle.plan.answers.kept("gone", "txt", newest: newest) == .some(root + "/gone.txt"))
     }
 
     @Test("names that differ only in Unicode normalisation are two queries, as for CF (L-byte-names)")

@@ -8,6 +8,12 @@ import Synchronization
 /// bundle's `SearchPlan`, lock and all: opening a bundle allocates nothing for its caches (as
 /// classes, freeing them made a bundle's release cost twice as much). It keeps
 /// `TransactionScoped`'s rule with a table of its own (`AnswerTable`).
+///
+/// An answer is kept from the query's second ask in a transaction, not its first: the first
+/// only marks the query (one bit of its digest). Keeping every answer wrote a new entry to
+/// fresh memory at every first ask, and most first asks are never repeated; the second ask
+/// pays one lookup more instead (docs/performance.md, "First asks at 1k: instructions and
+/// cache misses").
 struct AnswerCache: ~Copyable, Sendable {
     /// At most this many answers per bundle; when full, the cache starts again empty.
     static let capacity = 4096
@@ -16,7 +22,8 @@ struct AnswerCache: ~Copyable, Sendable {
 
     /// The answer stored for the query (its parts as given; `localization` is `.none` for the
     /// calls without `forLocalization:`, `.some(nil)` for `forLocalization: nil`) in
-    /// transaction `newest`; nil when there is none (`.some(nil)` is a stored miss).
+    /// transaction `newest`; nil when there is none (`.some(nil)` is a stored miss). Marks
+    /// nothing (what an ask does is `answerOrMark`).
     ///
     /// The parts are passed, not wrapped in a value: a struct holding them retains each string
     /// it is made from and releases it after, and the repeat ask is little more than that
@@ -26,6 +33,22 @@ struct AnswerCache: ~Copyable, Sendable {
         table.withLock { table in
             guard table.transaction == newest else { return nil }
             return table.find(key, name, type, subdirectory, localization).map { table.entries[$0].answer }
+        }
+    }
+
+    /// An ask: the answer stored for the query in transaction `newest` as `answer(…)` gives it,
+    /// and when there is none, whether the query was asked before in that transaction (by its
+    /// digest's mark, which another query may share: then an answer is kept at its first ask);
+    /// only then is its answer worth keeping (`store`). The ask is marked.
+    func answerOrMark(_ key: QueryKey, name: String?, type: String?, subdirectory: String?, localization: String??,
+                      newest: UInt64) -> (answer: String??, askedBefore: Bool) {
+        table.withLock { table in
+            if table.transaction != newest {
+                guard newest > table.transaction else { return (nil, false) }
+                table = AnswerTable(transaction: newest)
+            }
+            if let i = table.find(key, name, type, subdirectory, localization) { return (table.entries[i].answer, true) }
+            return (nil, table.markAsked(key.digest))
         }
     }
 
@@ -88,6 +111,19 @@ struct AnswerTable {
     /// plus one (0: free), at most half full.
     private var slots: [UInt16] = []
 
+    /// Queries asked in this transaction: one bit per value of a digest's low 12 bits, made at
+    /// the bundle's first ask (512 bytes).
+    private var asked: [UInt64] = []
+
+    /// Marks the digest as asked; returns whether it was already.
+    mutating func markAsked(_ digest: UInt64) -> Bool {
+        if asked.isEmpty { asked = Array(repeating: 0, count: 64) }
+        let bit = Int(truncatingIfNeeded: digest) & 4095
+        let word = asked[bit >> 6], mask = UInt64(1) << UInt64(bit & 63)
+        asked[bit >> 6] = word | mask
+        return word & mask != 0
+    }
+
     /// Up to this many entries, a look-up compares their digests in turn.
     private static let scanned = 16
 
@@ -119,6 +155,12 @@ struct AnswerTable {
     }
 
     mutating func append(_ entry: Entry) {
+        if entries.isEmpty {
+            // Room for the scanned entries at once: grown from one, the list was copied four
+            // times on the way, each copy written to fresh memory.
+            entries.reserveCapacity(Self.scanned)
+            digests.reserveCapacity(Self.scanned)
+        }
         digests.append(entry.digest)
         entries.append(entry)
         if entries.count > Self.scanned && entries.count * 2 > slots.count {

@@ -136,17 +136,22 @@ public struct IndexedBundle: Sendable {
         if (name ?? "").isEmpty && (type ?? "").isEmpty { return nil }
         let key = QueryKey(name: name, type: type, subdirectory: subpath, localization: localization)
         let newest = reader.store.environment.newestTransactionID()
-        if let known = plan.answers.answer(key, name: name, type: type, subdirectory: subpath,
-                                           localization: localization, newest: newest) { return known }
+        let (known, askedBefore) = plan.answers.answerOrMark(key, name: name, type: type, subdirectory: subpath,
+                                                             localization: localization, newest: newest)
+        if let known { return known }
         if let answer = directAnswer(name, type, subpath, localization, newest: newest) {
-            plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
-                               localization: localization, transaction: newest)
+            if askedBefore {
+                plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
+                                   localization: localization, transaction: newest)
+            }
             return answer
         }
         return try reader.store.read { snap in
             let answer = try read(snap)
-            plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
-                               localization: localization, transaction: snap.transactionID)
+            if askedBefore {
+                plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
+                                   localization: localization, transaction: snap.transactionID)
+            }
             return answer
         }
     }
