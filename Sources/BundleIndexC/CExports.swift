@@ -79,8 +79,9 @@ public func bundleidxPathForResource(_ bundle: OpaquePointer?, _ name: CString?,
           case let .some(localization) = CText.optional(localization) else { return CResult.argument }
     do {
         // The bundle handle is borrowed for the call (no retain): the caller keeps it open.
-        // The String-returning lookups keep an answer from its second ask until the next commit
-        // (AnswerCache), so a lookup repeated after that costs a hash and a copy.
+        // The String-returning lookups keep their answers until the next commit (AnswerCache;
+        // those of the kept directory tables from their second ask), so a repeated lookup
+        // costs a hash and a copy.
         let copied: UnsafeMutablePointer<CChar>?? = try handle._withUnsafeGuaranteedRef { h in
             if let localization {
                 return try h.bundle.path(forResource: name, ofType: type, inDirectory: subdirectory,

@@ -9,11 +9,13 @@ import Synchronization
 /// classes, freeing them made a bundle's release cost twice as much). It keeps
 /// `TransactionScoped`'s rule with a table of its own (`AnswerTable`).
 ///
-/// An answer is kept from the query's second ask in a transaction, not its first: the first
-/// only marks the query (one bit of its digest). Keeping every answer wrote a new entry to
-/// fresh memory at every first ask, and most first asks are never repeated; the second ask
-/// pays one lookup more instead (docs/performance.md, "First asks at 1k: instructions and
-/// cache misses").
+/// An answer that took a read of the index is kept at its first ask; one that the bundle's
+/// kept directory tables gave without a read (`DirectorySource.lazy`) only at its query's
+/// second ask in the transaction, the first ask marking the query (one bit of its digest).
+/// Keeping every answer wrote an entry to fresh memory at every first ask, and most first asks
+/// are never repeated; asking again what the tables answer costs far less than asking again
+/// what the index answered (docs/performance.md, "First asks at 1k: instructions and cache
+/// misses").
 struct AnswerCache: ~Copyable, Sendable {
     /// At most this many answers per bundle; when full, the cache starts again empty.
     static let capacity = 4096
@@ -38,8 +40,7 @@ struct AnswerCache: ~Copyable, Sendable {
 
     /// An ask: the answer stored for the query in transaction `newest` as `answer(…)` gives it,
     /// and when there is none, whether the query was asked before in that transaction (by its
-    /// digest's mark, which another query may share: then an answer is kept at its first ask);
-    /// only then is its answer worth keeping (`store`). The ask is marked.
+    /// digest's mark, which another query may share). The ask is marked.
     func answerOrMark(_ key: QueryKey, name: String?, type: String?, subdirectory: String?, localization: String??,
                       newest: UInt64) -> (answer: String??, askedBefore: Bool) {
         table.withLock { table in

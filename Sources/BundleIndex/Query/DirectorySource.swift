@@ -40,6 +40,9 @@ struct DirectorySource {
         static let shared = Restart()
     }
 
+    /// Whether a lazy source has begun a transaction (read the index).
+    var readIndex: Bool { begun != nil }
+
     /// Ends the transaction a lazy source began, if any.
     mutating func end() {
         guard let begun, let store else { return }

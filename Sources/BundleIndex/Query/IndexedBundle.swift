@@ -129,7 +129,9 @@ public struct IndexedBundle: Sendable {
     /// A path answer from the bundle's `AnswerCache` when the index has not changed since it
     /// was read; else the direct lookup's, read from the kept tables and, where they lack a
     /// directory, a transaction begun for it (`directAnswer`); else `read` in a new snapshot.
-    /// The answer is kept. `localization` is `.none` without `forLocalization:`.
+    /// The answer is kept, unless the tables gave it without a read and the query is asked for
+    /// the first time in the transaction (`AnswerCache`). `localization` is `.none` without
+    /// `forLocalization:`.
     private func remembered(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
                             _ read: (IndexSnapshot) throws -> String?) throws -> String? {
         // Swift's Bundle answers nil before CF when both are nil or empty.
@@ -139,8 +141,8 @@ public struct IndexedBundle: Sendable {
         let (known, askedBefore) = plan.answers.answerOrMark(key, name: name, type: type, subdirectory: subpath,
                                                              localization: localization, newest: newest)
         if let known { return known }
-        if let answer = directAnswer(name, type, subpath, localization, newest: newest) {
-            if askedBefore {
+        if let (answer, readIndex) = directAnswer(name, type, subpath, localization, newest: newest) {
+            if askedBefore || readIndex {
                 plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
                                    localization: localization, transaction: newest)
             }
@@ -148,22 +150,21 @@ public struct IndexedBundle: Sendable {
         }
         return try reader.store.read { snap in
             let answer = try read(snap)
-            if askedBefore {
-                plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
-                                   localization: localization, transaction: snap.transactionID)
-            }
+            plan.answers.store(answer, for: key, name: name, type: type, subdirectory: subpath,
+                               localization: localization, transaction: snap.transactionID)
             return answer
         }
     }
 
     /// The answer of the direct lookup read from the tables kept for commit `newest`, with a
     /// read transaction begun only when a directory is not kept there
-    /// (`DirectorySource.lazy`); nil when the lookup must be made in a snapshot: the query is not
+    /// (`DirectorySource.lazy`), and whether it began one; nil when the lookup must be made in
+    /// a snapshot: the query is not
     /// the direct lookup's, it needs the general lookup, or a commit came in between. The route
     /// is `single`'s or `localized`'s, as `localization` says (`.none`: without
     /// `forLocalization:`).
     private func directAnswer(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
-                              newest: UInt64) -> String?? {
+                              newest: UInt64) -> (answer: String?, readIndex: Bool)? {
         guard let name else { return nil }
         let route: DirectLookup.Route
         switch localization {
@@ -180,8 +181,8 @@ public struct IndexedBundle: Sendable {
         // reports the index's errors as every read does.
         switch try? DirectLookup.find(plan: plan, name: name, type: type, subdirectory: subpath, route: route,
                                       in: &source, Self.pathString) {
-        case .found(let path): return .some(path)
-        case .notFound: return .some(nil)
+        case .found(let path): return (path, source.readIndex)
+        case .notFound: return (nil, source.readIndex)
         case .general, nil: return nil
         }
     }
