@@ -75,7 +75,7 @@ enum DirectLookup {
     /// searches. Variants (chosen by rules the general lookup keeps) and lproj names with a dot
     /// (`en.x.lproj` passes CF's `en.` test) go to the general lookup (`.general`).
     static func find<R>(plan: SearchPlan, name: String, type: String?, subdirectory: String?, route: Route = .searchList,
-                        in snapshot: inout DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
+                        in source: inout DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let type = (type?.isEmpty ?? true) ? nil : type
         let subdirectory = (subdirectory?.isEmpty ?? true) ? nil : subdirectory
         let bundlePath = plan.record.path
@@ -102,11 +102,11 @@ enum DirectLookup {
                 switch route {
                 case .searchList:
                     return try findInSearchList(plan: plan, base: base, subdirectory: subdirectory, lookupName: lookupName,
-                                                directoryStart: directoryStart, text: &text, in: &snapshot, body)
+                                                directoryStart: directoryStart, text: &text, in: &source, body)
                 case .localization(let localization):
                     return try findLocalized(plan: plan, base: base, localization: localization, subdirectory: subdirectory,
                                              lookupName: lookupName, directoryStart: directoryStart,
-                                             text: &text, in: &snapshot, body)
+                                             text: &text, in: &source, body)
                 }
             }
             let answer = try search(plan.resourceBase, subdirectory)
@@ -119,7 +119,7 @@ enum DirectLookup {
             if let subdirectory, subdirectory.hasPrefix(own + "/") {
                 return try search(plan.resourceBase, String(subdirectory.dropFirst(own.count + 1)))
             }
-            return try search(try snapshot.rootBase(of: plan)!, subdirectory)
+            return try search(try source.rootBase(of: plan)!, subdirectory)
         }
     }
 
@@ -128,12 +128,12 @@ enum DirectLookup {
     /// it) answers.
     private static func findInSearchList<R>(plan: SearchPlan, base: SearchBase, subdirectory: String?,
                                             lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
-                                            in snapshot: inout DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
+                                            in source: inout DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
         for step in plan.steps.indices where base.mayExist[step] {
             text.truncate(to: directoryStart)
             let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
             switch try candidates(step, base: base, directory, lookupName: lookupName, directoryStart: directoryStart,
-                                  subdirectory: subdirectory, plan: plan, text: text, in: &snapshot) {
+                                  subdirectory: subdirectory, plan: plan, text: text, in: &source) {
             case .none:
                 continue
             case .exact(let flags):
@@ -172,7 +172,7 @@ enum DirectLookup {
     /// count as global by the substring test, which only some subdirectories make possible.
     private static func findLocalized<R>(plan: SearchPlan, base: SearchBase, localization: String?, subdirectory: String?,
                                          lookupName: Range<Int>, directoryStart: Int, text: inout PathComposer,
-                                         in snapshot: inout DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
+                                         in source: inout DirectorySource, _ body: (Hit) throws -> R) throws -> Answer<R> {
         let localization = (localization?.isEmpty ?? true) ? nil : localization
         let global = 0
         /// `<step's directory>/<localization>.lproj[/subdirectory]`, spelled after `directoryStart`.
@@ -204,12 +204,12 @@ enum DirectLookup {
             text.truncate(to: directoryStart)
             let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
             switch try candidates(step, base: base, directory, lookupName: lookupName, directoryStart: directoryStart,
-                                  subdirectory: subdirectory, plan: plan, text: text, in: &snapshot) {
+                                  subdirectory: subdirectory, plan: plan, text: text, in: &source) {
             case .none:
                 guard step == global, let localization, languageFolderFirst() else { continue }
                 let directory = languageDirectory(global, localization, &text)
                 switch try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: text.bytes(lookupName),
-                                in: &snapshot) {
+                                in: &source) {
                 case .none: languageFolderLacksName = true
                 case .several: return .general
                 case .exact(let flags): return try hit(flags, &text)
@@ -233,7 +233,7 @@ enum DirectLookup {
             }
             let directory = languageDirectory(step, localization, &text)
             switch try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: text.bytes(lookupName),
-                            in: &snapshot) {
+                            in: &source) {
             case .none: continue
             case .several: return .general
             case .exact(let flags): return try hit(flags, &text)
@@ -248,10 +248,10 @@ enum DirectLookup {
     @inline(__always)
     private static func candidates(_ step: Int, base: SearchBase, _ directory: DirectoryKey, lookupName: Range<Int>,
                                    directoryStart: Int, subdirectory: String?, plan: SearchPlan,
-                                   text: borrowing PathComposer, in snapshot: inout DirectorySource) throws -> NameCandidates {
+                                   text: borrowing PathComposer, in source: inout DirectorySource) throws -> NameCandidates {
         let name = text.bytes(lookupName)
         if plan.steps[step].lproj == nil, !base.mayHold(name: name, subdirectory: subdirectory) { return .none }
-        return try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name, in: &snapshot)
+        return try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name, in: &source)
     }
 
     /// What the directory spelled `path` holds for `name`, from `source`.

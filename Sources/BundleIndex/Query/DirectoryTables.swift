@@ -97,9 +97,9 @@ struct DirectoryTables: ~Copyable, Sendable {
             state.set(.readOnce, for: key.hash)
             return .answer(nil)
         } ?? .answer(nil)
-        guard case .build = next else {
-            if case .answer(let candidates) = next { return candidates }
-            return nil
+        switch next {
+        case .answer(let candidates): return candidates
+        case .build: break
         }
         let (table, candidates) = try snapshot.nameTable(bundle: bundle, key, path: path, name: name, largest: Self.largestListing)
         state.update(transaction: transaction) { state in

@@ -158,11 +158,10 @@ public struct IndexedBundle: Sendable {
 
     /// The answer of the direct lookup read from the tables kept for commit `newest`, with a
     /// read transaction begun only when a directory is not kept there
-    /// (`DirectorySource.lazy`), and whether it began one; nil when the lookup must be made in
-    /// a snapshot: the query is not
-    /// the direct lookup's, it needs the general lookup, or a commit came in between. The route
-    /// is `single`'s or `localized`'s, as `localization` says (`.none`: without
-    /// `forLocalization:`).
+    /// (`DirectorySource.lazy`), and whether it began one. Nil when the lookup must be made in
+    /// a snapshot: the query is not the direct lookup's, it needs the general lookup (which
+    /// then runs the direct lookup a second time), or a commit came in between. The route is
+    /// `single`'s or `localized`'s, as `localization` says (`.none`: without `forLocalization:`).
     private func directAnswer(_ name: String?, _ type: String?, _ subpath: String?, _ localization: String??,
                               newest: UInt64) -> (answer: String?, readIndex: Bool)? {
         guard let name else { return nil }
