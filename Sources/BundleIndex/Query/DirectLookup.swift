@@ -208,8 +208,8 @@ enum DirectLookup {
             case .none:
                 guard step == global, let localization, languageFolderFirst() else { continue }
                 let directory = languageDirectory(global, localization, &text)
-                switch try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: text.bytes(lookupName),
-                                in: &source) {
+                switch try source.candidates(directory, plan: plan, path: text.bytes(directoryStart..<text.count),
+                                             name: text.bytes(lookupName)) {
                 case .none: languageFolderLacksName = true
                 case .several: return .general
                 case .exact(let flags): return try hit(flags, &text)
@@ -232,8 +232,8 @@ enum DirectLookup {
                 if let known = base.lprojNames, !known.contains(localization) { continue }
             }
             let directory = languageDirectory(step, localization, &text)
-            switch try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: text.bytes(lookupName),
-                            in: &source) {
+            switch try source.candidates(directory, plan: plan, path: text.bytes(directoryStart..<text.count),
+                                         name: text.bytes(lookupName)) {
             case .none: continue
             case .several: return .general
             case .exact(let flags): return try hit(flags, &text)
@@ -251,14 +251,7 @@ enum DirectLookup {
                                    text: borrowing PathComposer, in source: inout DirectorySource) throws -> NameCandidates {
         let name = text.bytes(lookupName)
         if plan.steps[step].lproj == nil, !base.mayHold(name: name, subdirectory: subdirectory) { return .none }
-        return try read(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name, in: &source)
-    }
-
-    /// What the directory spelled `path` holds for `name`, from `source`.
-    @inline(__always)
-    private static func read(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
-                             name: UnsafeRawBufferPointer, in source: inout DirectorySource) throws -> NameCandidates {
-        try source.candidates(directory, plan: plan, path: path, name: name)
+        return try source.candidates(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name)
     }
 
     /// CF's substring test (docs/search-pattern.md, L-lproj-substring) on the table value of a

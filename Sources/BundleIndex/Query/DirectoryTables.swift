@@ -39,6 +39,9 @@ struct DirectoryTables: ~Copyable, Sendable {
         var directories = 0
         var entries = 0
 
+        /// What is known of `hash`, if anything.
+        func known(_ hash: UInt64) -> Known? { slots.isEmpty ? nil : slots[slot(hash)]?.known }
+
         /// The slot of `hash`: the one holding it, or the free one where it would go.
         func slot(_ hash: UInt64) -> Int {
             let mask = slots.count - 1
@@ -47,9 +50,10 @@ struct DirectoryTables: ~Copyable, Sendable {
             return at
         }
 
-        /// Sets what is known of `hash`, making room first when half the slots are used.
+        /// Sets what is known of `hash`, making room first when half the slots are used (or
+        /// none is there yet).
         mutating func set(_ known: Known, for hash: UInt64) {
-            if slots[slot(hash)] == nil {
+            if slots.isEmpty || slots[slot(hash)] == nil {
                 if 2 * (directories + 1) > slots.count {
                     let old = slots
                     slots = Array(repeating: nil, count: max(16, 2 * slots.count))
@@ -68,10 +72,16 @@ struct DirectoryTables: ~Copyable, Sendable {
     func kept(_ key: DirectoryKey, path: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer,
               transaction: UInt64) -> NameCandidates? {
         state.read(newest: transaction) { state -> NameCandidates? in
-            guard !state.slots.isEmpty, let held = state.slots[state.slot(key.hash)], case .kept(let table?) = held.known,
-                  table.isListing(of: path) else { return nil }
-            return table.candidates(of: name)
+            guard case .kept(let table?) = state.known(key.hash) else { return nil }
+            return Self.candidates(in: table, path: path, name: name)
         }
+    }
+
+    /// What `table` holds for `name`; nil when it is not the listing of `path` (a collision of
+    /// key hashes), which is then read from the index.
+    private static func candidates(in table: NameTable, path: UnsafeRawBufferPointer,
+                                   name: UnsafeRawBufferPointer) -> NameCandidates? {
+        table.isListing(of: path) ? table.candidates(of: name) : nil
     }
 
     /// What directory `key` (spelled `path`) of bundle `bundle` holds for `name`, from its
@@ -82,18 +92,16 @@ struct DirectoryTables: ~Copyable, Sendable {
         guard snapshot.usesDirectoryTables else { return nil }
         let transaction = snapshot.transactionID
         enum Next { case answer(NameCandidates?), build }
-        // One lock: the answer from a kept table (probed in place, no retain), or the note of a
+        // One lock: the answer from a kept table (probed under it), or the note of a
         // first read, or the decision to build.
         let next: Next = state.update(transaction: transaction) { state in
-            if !state.slots.isEmpty, let held = state.slots[state.slot(key.hash)] {
-                switch held.known {
-                case .kept(let table?): return .answer(table.isListing(of: path) ? table.candidates(of: name) : nil)
-                case .kept(nil): return .answer(nil)
-                case .readOnce: return .build
-                }
+            switch state.known(key.hash) {
+            case .kept(let table?): return .answer(Self.candidates(in: table, path: path, name: name))
+            case .kept(nil): return .answer(nil)
+            case .readOnce: return .build
+            case nil: break
             }
             if state.directories >= Self.directoryCapacity { state = State() }
-            if state.slots.isEmpty { state.slots = Array(repeating: nil, count: 16) }
             state.set(.readOnce, for: key.hash)
             return .answer(nil)
         } ?? .answer(nil)
@@ -103,10 +111,7 @@ struct DirectoryTables: ~Copyable, Sendable {
         }
         let (table, candidates) = try snapshot.nameTable(bundle: bundle, key, path: path, name: name, largest: Self.largestListing)
         state.update(transaction: transaction) { state in
-            if state.entries + (table?.count ?? 0) > Self.entryCapacity || state.slots.isEmpty {
-                state = State()
-                state.slots = Array(repeating: nil, count: 16)
-            }
+            if state.entries + (table?.count ?? 0) > Self.entryCapacity { state = State() }
             state.set(.kept(table), for: key.hash)
             state.entries += table?.count ?? 0
         }
