@@ -136,6 +136,13 @@ struct DeadReaderTests {
     /// One `query --batch` request line.
     static let batchLine = Data(#"{"bundle":"com.example.phone","op":"path","name":"icon","type":"png"}"#.utf8 + [10])
 
+    /// The phone app indexed, and a `Holder` keeping its index open.
+    static func heldIndex() throws -> (BundleFixture, Holder) {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        return (f, try Holder(index: f.indexPath))
+    }
+
     /// A `query --batch` process that answered one query and waits for more: it keeps the
     /// environment open, and LMDB wipes its reader table only when a process opens the index
     /// while nobody else has it open.
@@ -157,9 +164,7 @@ struct DeadReaderTests {
 
     @Test("fresh queries that end normally free their reader slots while another process has the index open")
     func endedQueriesFreeTheirSlots() throws {
-        let f = try BundleFixture(ReliabilityTests.app)
-        try f.build()
-        let holder = try Holder(index: f.indexPath)
+        let (f, holder) = try Self.heldIndex()
         defer { holder.stop() }
         var ended: [Int32] = []
         for batch in [false, true] {
@@ -180,9 +185,7 @@ struct DeadReaderTests {
 
     @Test("readers killed with SIGKILL leave no slot behind once a build opens the index")
     func staleSlotsAreCleared() throws {
-        let f = try BundleFixture(ReliabilityTests.app)
-        try f.build()
-        let holder = try Holder(index: f.indexPath)
+        let (f, holder) = try Self.heldIndex()
         defer { holder.stop() }
         // Batch readers that answered one query (their reader slot stays, reset, for the next),
         // then die without a chance to release it.
