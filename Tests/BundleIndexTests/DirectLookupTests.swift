@@ -266,6 +266,7 @@ struct DirectLookupTests {
             "L.app/global.txt": "", "L.app/en.lproj/a.txt": "", "L.app/fr.lproj/a.txt": "", "L.app/fr.lproj/only.txt": "",
             "L.app/de.lproj/v.png": "", "L.app/de.lproj/v-linux.png": "", "L.app/fr.lproj/de.lproj/nested.txt": "",
             "L.app/en.lproj/Sub/s.txt": "", "L.app/fr.lproj/Sub/s.txt": "", "L.app/en.lproj/en/q.txt": "",
+            "L.app/en.lproj/e/r.txt": "", "L.app/fr.lproj/en.lp/t.txt": "",
             "D.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.d", "CFBundleDevelopmentRegion": "en"]),
             "D.app/en.x.lproj/a.txt": "", "D.app/en.lproj/a.txt": "",
         ])
@@ -274,7 +275,7 @@ struct DirectLookupTests {
                 let b = try fixture.bundle(bundleName, context: context)
                 for (name, type, dir) in [("global", "txt", nil), ("a", "txt", nil), ("only", "txt", nil), ("v", "png", nil),
                                           ("nested", "txt", nil), ("s", "txt", "Sub"), ("missing", "txt", nil), ("a.txt", nil, nil),
-                                          ("q", "txt", "en"), ("missing", "txt", "Sub")]
+                                          ("q", "txt", "en"), ("missing", "txt", "Sub"), ("r", "txt", "e"), ("t", "txt", "en.lp")]
                         as [(String, String?, String?)] {
                     for l in ["en", "fr", "de", "en.x", nil, "", "zz"] as [String?] {
                         let general = try b.hit(name, type, dir, .given(l)).map(b.absolute)
@@ -290,9 +291,9 @@ struct DirectLookupTests {
                 == fixture.root + "/L.app/fr.lproj/Sub/s.txt")
         #expect(try l.readsForLookup(name: "a", type: "txt", subdirectory: nil, localization: .given("fr")) == 2,
                 "a forLocalization: hit reads the global folder and the language folder")
-        // A miss: the search list (global, en.lproj; no Base.lproj), then fr.lproj and
-        // en.lproj/fr.lproj — CF's second search — and nothing else.
-        #expect(try l.readsForLookup(name: "missing", type: "txt", subdirectory: nil, localization: .given("fr")) == 4)
+        // A miss: the search list (global, en.lproj; no Base.lproj), then fr.lproj — CF's
+        // second search — and nothing else: there is no en.lproj/fr.lproj to read.
+        #expect(try l.readsForLookup(name: "missing", type: "txt", subdirectory: nil, localization: .given("fr")) == 3)
         #expect(try l.path(forResource: "missing", ofType: "txt", inDirectory: nil, forLocalization: "fr") == nil)
         // CF's substring test: with inDirectory "en", en.lproj/en/q.txt counts as global.
         #expect(try l.path(forResource: "q", ofType: "txt", inDirectory: "en", forLocalization: "fr")

@@ -79,7 +79,8 @@ struct IncrementalBuildTests {
             for b in try snap.bundles(under: "/") {
                 // The record as stored (layout, Info.plist files, lprojs, warnings, root, stamps).
                 let canonical = BundleRecord(id: 0, path: b.path, layout: b.layout, infoPlists: b.infoPlists, lprojs: b.lprojs,
-                                             warnings: b.warnings, root: b.root, scannedAt: 0, stamps: b.stamps)
+                                             warnings: b.warnings, root: b.root, scannedAt: 0, stamps: b.stamps,
+                                             directoryMarks: b.directoryMarks)
                 out.append("bundle \(b.path) \(hex(canonical.encode()))")
                 try snap.forEachResourceRecord(bundle: b.id) { key, value in
                     out.append("resource \(b.path) \(hex(key.dropFirst(4))) \(hex(value))")
@@ -234,7 +235,8 @@ struct IncrementalBuildTests {
             #expect(d.stamps.contains { $0.path.isEmpty } && d.stamps.contains { $0.path == "Contents" })
             let old = BundleRecord(id: d.id, path: d.path, layout: d.layout, infoPlists: d.infoPlists, lprojs: d.lprojs,
                                    warnings: d.warnings, root: d.root, scannedAt: d.scannedAt,
-                                   stamps: d.stamps.filter { $0.path != "" && $0.path != "Contents" })
+                                   stamps: d.stamps.filter { $0.path != "" && $0.path != "Contents" },
+                                   directoryMarks: d.directoryMarks)
             try writer.txn.put(store.bundles, key: Array(d.path.utf8), value: old.encode())
         }
         try Self.buildAndCompare(t, read: 1, unchanged: 4)

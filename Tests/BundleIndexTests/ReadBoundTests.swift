@@ -94,15 +94,46 @@ struct ReadBoundTests {
             "Bare.app/Info.plist": infoPlist(["CFBundleIdentifier": "bare", "CFBundleDevelopmentRegion": "fr"]),
             "Bare.app/a.txt": "",
             "Full.app/Info.plist": infoPlist(["CFBundleIdentifier": "full", "CFBundleDevelopmentRegion": "fr"]),
-            "Full.app/fr.lproj/f.txt": "", "Full.app/Base.lproj/b.txt": "",
+            "Full.app/fr.lproj/f.txt": "", "Full.app/Base.lproj/b.txt": "", "Full.app/Sub/s.txt": "",
         ])
         let bare = try f.bundle("Bare.app")
         #expect(try bare.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 1)
-        #expect(try bare.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 1)
+        // No folder Sub: the bundle record's directory marks say so, and nothing is read.
+        #expect(try bare.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 0)
         let full = try f.bundle("Full.app")
         #expect(try full.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 3)
+        // Sub is read; fr.lproj/Sub and Base.lproj/Sub do not exist and are not.
+        #expect(try full.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 1)
+        #expect(try full.rel("s", "txt", dir: "Sub") == "Sub/s.txt")
         #expect(try full.rel("b", "txt") == "Base.lproj/b.txt")
         #expect(try full.rel("f", "txt") == "fr.lproj/f.txt")
+    }
+
+    @Test("a folder the bundle lacks is not read, and a bundle opened before a commit that adds it finds it")
+    func directoryMarksFollowCommits() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "fr"]),
+            "A.app/a.txt": "", "A.app/fr.lproj/f.txt": "",
+        ])
+        let bundle = try f.bundle("A.app")
+        for localization in [ResourceLookup.Localization.unspecified, .given("fr")] {
+            #expect(try bundle.readsForLookup(name: "s", type: "txt", subdirectory: "Sub", localization: localization) == 0)
+        }
+        #expect(try bundle.path(forResource: "s", ofType: "txt", inDirectory: "Sub") == nil)
+        #expect(try bundle.path(forResource: "s", ofType: "txt", inDirectory: "Sub", forLocalization: "fr") == nil)
+        try f.add(["A.app/Sub/s.txt": "", "A.app/fr.lproj/Sub/t.txt": ""])
+        try f.build()
+        // The bundle keeps the marks of the commit it was opened in; in a later one it reads.
+        #expect(try bundle.path(forResource: "s", ofType: "txt", inDirectory: "Sub") == f.root + "/A.app/Sub/s.txt")
+        #expect(try bundle.path(forResource: "t", ofType: "txt", inDirectory: "Sub") == f.root + "/A.app/fr.lproj/Sub/t.txt")
+        #expect(try bundle.path(forResource: "t", ofType: "txt", inDirectory: "Sub", forLocalization: "fr")
+                == f.root + "/A.app/fr.lproj/Sub/t.txt")
+        #expect(try bundle.paths(forResourcesOfType: "txt", inDirectory: "Sub").count == 2)
+        // Opened again, it has the new commit's marks: both folders are read, no other.
+        let again = try f.bundle("A.app")
+        #expect(try again.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 2)
+        #expect(try again.readsForLookup(name: "nothing", type: "txt", subdirectory: "Other") == 0)
+        #expect(try again.rel("s", "txt", dir: "Sub") == "Sub/s.txt")
     }
 
     @Test("version-0 bundles at most double the reads (root fallback)")
@@ -114,7 +145,7 @@ struct ReadBoundTests {
         #expect(try b.rel("top", "txt") == "top.txt")
     }
 
-    @Test("a version-0 miss reads the root's steps only where the root's listing allows them")
+    @Test("a version-0 miss reads the root's steps only where the root's listing, or in a subdirectory the directory marks, allow them")
     func fallbackReadsListedRootSteps() throws {
         let f = try BundleFixture([
             "Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "old", "CFBundleDevelopmentRegion": "fr"]),
@@ -127,7 +158,20 @@ struct ReadBoundTests {
         // "nothing": neither is read.
         #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 2 + 1 + 1)
         #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 2 + 1)
-        // The root lists no "Sub": of its steps only Base.lproj/Sub is read.
+        // In a subdirectory, in the commit the bundle was opened in, the directory marks
+        // decide: the bundle has no folder Sub anywhere, and nothing is read.
+        #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 0)
+        #expect(try b.readsForLookup(name: "top", type: "txt", subdirectory: nil) == 2 + 1)
+        #expect(try b.rel("top", "txt") == "top.txt")
+        #expect(try b.rel("b", "txt") == "Base.lproj/b.txt")
+        #expect(try b.rel("nothing", "txt") == nil)
+
+        // After a commit, the marks may be out of date: the root's listing decides, read again
+        // in the new transaction. It lists no "Sub": of the root's steps only Base.lproj/Sub is
+        // read.
+        try f.add(["Other.bundle/Resources/o.txt": ""])
+        try f.build()
+        #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: nil) == 2 + 1 + 1)
         #expect(try b.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 2 + 1)
         // A name a root entry starts with: the root is read.
         #expect(try b.readsForLookup(name: "top", type: "txt", subdirectory: nil) == 2 + 1)

@@ -477,7 +477,8 @@ struct StoreTests {
                                                InfoPlistFile(name: "broken.plist", dictionary: nil),
                                                InfoPlistFile(name: "Info.plist", dictionary: ["CFBundleIdentifier": .string("b")])],
                                   lprojs: ["en", "fr"], warnings: ["w"], root: "/x", scannedAt: 5,
-                                  stamps: [FileStamp(path: "", modificationTime: 1)])
+                                  stamps: [FileStamp(path: "", modificationTime: 1)],
+                                  directoryMarks: DirectoryMarks(hashes: [0xFFFF_0000_0000_0000, 1, 0x1234_0000_0000_0000, 7]))
         let bytes = record.encode()
         let full = try bytes.withUnsafeBytes { try BundleRecord.decode($0, path: record.path) }
         #expect(full == record)
@@ -485,12 +486,12 @@ struct StoreTests {
         #expect(!bytes.starts(with: Array("/x/A.app".utf8)) && bytes.firstRange(of: Array("/x/A.app".utf8)) == nil)
         for root in ["/", "/elsewhere", "/x/A", ""] {
             let other = BundleRecord(id: 9, path: "/x/A.app", layout: .flat, infoPlists: [], lprojs: [], warnings: [],
-                                     root: root, scannedAt: 5, stamps: [])
+                                     root: root, scannedAt: 5, stamps: [], directoryMarks: DirectoryMarks(hashes: []))
             #expect(try other.encode().withUnsafeBytes { try BundleRecord.decode($0, path: "/x/A.app") } == other, "root \(root)")
         }
         // A root length past the end of the key is damage, not a crash.
         let rooted = BundleRecord(id: 9, path: "/x/A.app", layout: .flat, infoPlists: [], lprojs: [], warnings: [],
-                                  root: "/x/A", scannedAt: 5, stamps: []).encode()
+                                  root: "/x/A", scannedAt: 5, stamps: [], directoryMarks: DirectoryMarks(hashes: [])).encode()
         #expect(throws: IndexFormatError.self) { try rooted.withUnsafeBytes { try BundleRecord.decode($0, path: "/x") } }
         for (context, kept) in [(SearchContext.foundationLinux, ["Info.plist"]),
                                 (.apple(), ["Info-gnustep.plist", "Info.plist"])] {
@@ -500,9 +501,45 @@ struct StoreTests {
             #expect(partial.isPartial && partial.stamps.isEmpty)
             #expect(partial.infoPlists == record.infoPlists.filter { kept.contains($0.name) })
             #expect(partial.id == 9 && partial.path == record.path && partial.layout == .flat && partial.lprojs == ["en", "fr"]
-                    && partial.warnings == ["w"])
+                    && partial.warnings == ["w"] && partial.directoryMarks == record.directoryMarks)
             #expect(BundleInfo(record: partial, context: context).infoDictionary
                     == BundleInfo(record: full, context: context).infoDictionary)
+        }
+    }
+
+    @Test("directory marks hold every directory's mark, pass few others, and refuse damage")
+    func directoryMarks() throws {
+        var generator = SeededRandom(state: 16)
+        let hashes = (0..<300).map { _ in generator.next() }
+        let marks = DirectoryMarks(hashes: hashes + hashes.prefix(20))
+        #expect(hashes.allSatisfy(marks.mayHold))
+        #expect(marks.marks.count <= 300 && marks.marks == marks.marks.sorted() && Set(marks.marks).count == marks.marks.count)
+        // Hashes not added pass only where their mark is some added hash's: about 300 in 65 536.
+        let others = (0..<10_000).map { _ in generator.next() }.filter { !marks.mayHold($0) }
+        #expect(others.count > 9_800)
+        let empty = DirectoryMarks(hashes: [])
+        #expect(!empty.mayHold(0) && !empty.mayHold(hashes[0]))
+        for m in [marks, empty, DirectoryMarks(hashes: [0, UInt64.max])] {
+            var w = ByteWriter(capacity: 16)
+            m.encode(into: &w)
+            w.u8(0x7F)
+            try w.bytes.withUnsafeBytes { bytes in
+                var r = ByteReader(bytes)
+                #expect(try DirectoryMarks.decode(from: &r) == m)
+                #expect(try r.u8() == 0x7F)
+                var skipping = ByteReader(bytes)
+                try DirectoryMarks.skip(in: &skipping)
+                #expect(try skipping.u8() == 0x7F)
+            }
+        }
+        // Out of order, repeated, or cut short: damage, never a crash.
+        for damaged: [UInt8] in [[2, 5, 0, 4, 0], [2, 5, 0, 5, 0], [2, 5, 0, 4], [3, 1, 0]] {
+            #expect(throws: IndexFormatError.self) {
+                try damaged.withUnsafeBytes { bytes in
+                    var r = ByteReader(bytes)
+                    _ = try DirectoryMarks.decode(from: &r)
+                }
+            }
         }
     }
 

@@ -185,8 +185,11 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
         times[c.cell, default: []].append(t1 - t0)
     }
     var reads: [String: Int] = [:]
-    for c in asked where !c.localized && times[c.cell] != nil {
-        reads[c.cell, default: 0] += try bundles[c.bundle]!.storeReadCount(forResource: c.name, ofType: c.type, inDirectory: c.directory)
+    for c in asked where times[c.cell] != nil {
+        let b = bundles[c.bundle]!
+        reads[c.cell, default: 0] += c.localized
+            ? try b.storeReadCount(forResource: c.name, ofType: c.type, inDirectory: c.directory, forLocalization: c.localization)
+            : try b.storeReadCount(forResource: c.name, ofType: c.type, inDirectory: c.directory)
     }
     for (cell, t) in times.sorted(by: { $0.key < $1.key }) where t.count >= 100 {
         let sorted = t.sorted()

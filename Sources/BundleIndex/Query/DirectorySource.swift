@@ -65,6 +65,8 @@ struct DirectorySource {
     /// What directory `directory`, spelled `path`, of `plan`'s bundle holds for `name`.
     mutating func candidates(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
                              name: UnsafeRawBufferPointer) throws -> NameCandidates {
+        // A folder the bundle does not have is not read (`DirectoryMarks`).
+        guard plan.mayHoldDirectory(directory.hash, in: transaction) else { return .none }
         if snapshot == nil, let kept = plan.directories.kept(directory, path: path, name: name, transaction: transaction) {
             return kept
         }
@@ -75,10 +77,11 @@ struct DirectorySource {
         return try snapshot.nameCandidates(bundle: plan.record.id, directory, path: path, name: name)
     }
 
-    /// The version-0 root fallback's steps (`SearchPlan.rootBase(in:)`); nil when the bundle
-    /// has no fallback.
-    mutating func rootBase(of plan: SearchPlan) throws -> SearchBase? {
+    /// The version-0 root fallback's steps (`SearchPlan.rootBase(in:)`, or for a lookup in a
+    /// subdirectory `markedRootBase`); nil when the bundle has no fallback.
+    mutating func rootBase(of plan: SearchPlan, subdirectory: String?) throws -> SearchBase? {
         guard plan.hasRootFallback else { return nil }
+        if subdirectory != nil, let marked = plan.markedRootBase(transaction: transaction) { return marked }
         if snapshot == nil, let kept = plan.keptRootBase(transaction: transaction) { return kept }
         return try plan.rootBase(in: try reading())
     }

@@ -59,7 +59,7 @@ public final class IndexReader: Sendable {
             }
         }
         guard let record else { return nil }
-        let bundle = IndexedBundle(reader: self, record: record, context: context)
+        let bundle = IndexedBundle(reader: self, record: record, readIn: transaction, context: context)
         if remembering { openedBundles.remember(bundle.plan, path: absolute, transaction: transaction) }
         return bundle
     }
@@ -69,15 +69,15 @@ public final class IndexReader: Sendable {
 
     /// The bundle whose Info.plist declares `identifier` (the first by path when several do).
     public func bundle(identifier: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
-        let record: BundleRecord? = try store.read { snap in
+        let found: (BundleRecord, UInt64)? = try store.read { snap in
             for path in try snap.bundlePaths(identifier: identifier) {
                 if let r = try snap.bundle(path: path, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) }) {
-                    return r
+                    return (r, snap.transactionID)
                 }
             }
             return nil
         }
-        return record.map { IndexedBundle(reader: self, record: $0, context: context) }
+        return found.map { IndexedBundle(reader: self, record: $0, readIn: $1, context: context) }
     }
 
     /// `bundle(atPath:)` when `reference` looks like a path or names an indexed bundle,
@@ -99,7 +99,8 @@ public final class IndexReader: Sendable {
         let root = directory.map { PathText.absolute($0, currentDirectory: ProcessEnvironment.currentDirectory()) } ?? "/"
         return try store.read { snap in
             try snap.bundles(under: root, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) })
-        }.map { IndexedBundle(reader: self, record: $0, context: context) }
+                .map { IndexedBundle(reader: self, record: $0, readIn: snap.transactionID, context: context) }
+        }
     }
 
     /// Raised by every build and every batch a watcher applies: an `IndexedBundle` reflects

@@ -23,8 +23,9 @@ public struct IndexedBundle: Sendable {
     public var context: SearchContext { plan.context }
     private var info: BundleInfo { plan.info }
 
-    init(reader: IndexReader, record: BundleRecord, context: SearchContext) {
-        self.init(reader: reader, plan: SearchPlan(record: record, context: context))
+    /// `transaction`: the commit `record` was read in (`SearchPlan.recordTransaction`).
+    init(reader: IndexReader, record: BundleRecord, readIn transaction: UInt64, context: SearchContext) {
+        self.init(reader: reader, plan: SearchPlan(record: record, readIn: transaction, context: context))
     }
 
     init(reader: IndexReader, plan: SearchPlan) {
@@ -34,7 +35,7 @@ public struct IndexedBundle: Sendable {
 
     /// The same bundle answering under another context.
     public func with(context: SearchContext) -> IndexedBundle {
-        IndexedBundle(reader: reader, record: record, context: context)
+        IndexedBundle(reader: reader, record: record, readIn: plan.recordTransaction, context: context)
     }
 
     // MARK: locations

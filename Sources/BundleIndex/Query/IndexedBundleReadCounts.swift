@@ -10,6 +10,13 @@ extension IndexedBundle {
         try readsForLookup(name: name, type: type, subdirectory: subpath)
     }
 
+    /// The same for `path(forResource:ofType:inDirectory:forLocalization:)`.
+    @_spi(Engine)
+    public func storeReadCount(forResource name: String?, ofType type: String?, inDirectory subpath: String?,
+                               forLocalization localization: String?) throws -> Int {
+        try readsForLookup(name: name, type: type, subdirectory: subpath, localization: .given(localization))
+    }
+
     /// Store reads a single lookup performs (for the read-bound tests and benchmarks), by the
     /// route `path(forResource:…)` takes (see `single`), every directory read from the index:
     /// the bundle's `DirectoryTables`, which spare the reads of directories read before in the

@@ -4,6 +4,9 @@
 /// subdirectory, the bundle's own resource directory.
 final class SearchPlan: Sendable {
     let record: BundleRecord
+    /// The commit `record` was read in: its directory marks say which folders exist in that
+    /// commit only (`mayHoldDirectory`).
+    let recordTransaction: UInt64
     let context: SearchContext
     let info: BundleInfo
     let steps: [ResourceSearch.Step]
@@ -29,6 +32,8 @@ final class SearchPlan: Sendable {
     let resourceBase: SearchBase
     /// The root fallback's steps as the root's listing allows them, once per transaction (`rootBase(in:)`).
     private let narrowedRoot = TransactionMemo<SearchBase>()
+    /// The root fallback's steps for lookups in a subdirectory, made once (`markedRootBase`).
+    private let markedRoot = TransactionMemo<SearchBase>()
     /// Answers of `path(forResource:…)` already given, for repeat asks.
     let answers = AnswerCache()
     /// The localized Info dictionary, once read.
@@ -38,8 +43,9 @@ final class SearchPlan: Sendable {
     /// The listings of directories its lookups read more than once in a transaction.
     let directories = DirectoryTables()
 
-    init(record: BundleRecord, context: SearchContext) {
+    init(record: BundleRecord, readIn transaction: UInt64, context: SearchContext) {
         self.record = record
+        recordTransaction = transaction
         self.context = context
         let info = BundleInfo(record: record, context: context)
         self.info = info
@@ -66,6 +72,13 @@ final class SearchPlan: Sendable {
         resourceBase = SearchBase(directories: plainDirectories, mayExist: stepMayExist, lprojNames: lprojs)
     }
 
+    /// Whether the directory of key hash `hash` may have a record in commit `transaction`:
+    /// false only when the record's directory marks, read in that commit, lack it. A later
+    /// commit may have added the folder, so then it may.
+    func mayHoldDirectory(_ hash: UInt64, in transaction: UInt64) -> Bool {
+        transaction != recordTransaction || record.directoryMarks.mayHold(hash)
+    }
+
     /// The version-0 fallback's steps kept for commit `transaction`, if `rootBase(in:)` made
     /// them in a snapshot of that commit.
     func keptRootBase(transaction: UInt64) -> SearchBase? { narrowedRoot.value(newest: transaction) }
@@ -78,8 +91,7 @@ final class SearchPlan: Sendable {
     func rootBase(in snapshot: IndexSnapshot) throws -> SearchBase? {
         guard hasRootFallback else { return nil }
         if let known = narrowedRoot.value(newest: snapshot.transactionID) { return known }
-        // Made at the first fallback, not at open: most lookups never need it.
-        let directories = steps.map { DirectoryRef($0.lproj.map { $0 + ".lproj" } ?? "") }
+        let directories = rootDirectories()
         // The root's record lists every entry; a folder not listed there holds no records.
         // Without one (not expected), every root step is read.
         let narrowed = try snapshot.directory(bundle: record.id, DirectoryRef("")).map { root in
@@ -91,6 +103,26 @@ final class SearchPlan: Sendable {
         } ?? SearchBase(directories: directories, mayExist: StepFlags(steps.lazy.map { _ in true }), lprojNames: nil)
         narrowedRoot.store(narrowed, transaction: snapshot.transactionID)
         return narrowed
+    }
+
+    /// The root fallback's directories, one per step: made at the first fallback, not at
+    /// open, as most lookups never need them.
+    private func rootDirectories() -> [DirectoryRef] {
+        steps.map { DirectoryRef($0.lproj.map { $0 + ".lproj" } ?? "") }
+    }
+
+    /// The version-0 fallback's steps for a lookup in a subdirectory, without a read: in the
+    /// commit the record was read in (nil in another), every step's folder is
+    /// `<root step>/<subdirectory>`, and the directory marks say whether it exists — more
+    /// than the root's listing, which knows only the subdirectory's first component. A lookup
+    /// without a subdirectory takes `rootBase(in:)`: the root's listing, read once per
+    /// transaction, spares the root's own record a read at every miss.
+    func markedRootBase(transaction: UInt64) -> SearchBase? {
+        guard hasRootFallback, transaction == recordTransaction else { return nil }
+        if let known = markedRoot.value(newest: transaction) { return known }
+        let marked = SearchBase(directories: rootDirectories(), mayExist: StepFlags(steps.lazy.map { _ in true }), lprojNames: nil)
+        markedRoot.store(marked, transaction: transaction)
+        return marked
     }
 }
 

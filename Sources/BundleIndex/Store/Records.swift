@@ -25,6 +25,9 @@ package struct BundleRecord: Sendable, Equatable {
     /// (Info.plist, InfoPlist.strings). Each directory record holds its own folder's time
     /// (format 11; `allStamps(with:)` puts the two together).
     package let stamps: [FileStamp]
+    /// Which directories have a record (format 16), so a lookup reads no folder the bundle
+    /// lacks. Not decoded with the stamps only.
+    let directoryMarks: DirectoryMarks
 
     /// Every stamp of the bundle as scanned: its own and those of its directory records.
     package func allStamps(with directories: [DirectoryRecord]) -> [FileStamp] {
@@ -73,6 +76,7 @@ package struct BundleRecord: Sendable, Equatable {
             w.string(root)
         }
         w.varint(scannedAt)
+        directoryMarks.encode(into: &w)
         w.varint(stamps.count)
         for st in stamps {
             w.string(st.path)
@@ -97,11 +101,11 @@ package struct BundleRecord: Sendable, Equatable {
 
     /// What the incremental build compares with the disk: the stamps, without any Info.plist file.
     static func decode(_ buffer: UnsafeRawBufferPointer, path: String, forStampsOnly: ()) throws -> BundleRecord {
-        try decode(buffer, path: path, infoPlistsWanted: { _ in false }, stamps: true)
+        try decode(buffer, path: path, infoPlistsWanted: { _ in false }, stampsOnly: true)
     }
 
     private static func decode(_ buffer: UnsafeRawBufferPointer, path: String, infoPlistsWanted wanted: ((String) -> Bool)?,
-                               stamps stampsWanted: Bool? = nil) throws -> BundleRecord {
+                               stampsOnly: Bool = false) throws -> BundleRecord {
         var r = ByteReader(buffer)
         guard try r.u8() == RecordTag.bundle.rawValue else { throw IndexFormatError(what: "bundle record tag") }
         let id = try r.varint()
@@ -132,14 +136,21 @@ package struct BundleRecord: Sendable, Equatable {
             throw IndexFormatError(what: "bundle root longer than its path")
         }
         let scannedAt = try r.varint()
+        let marks: DirectoryMarks
+        if stampsOnly {
+            try DirectoryMarks.skip(in: &r)
+            marks = DirectoryMarks(hashes: [])
+        } else {
+            marks = try DirectoryMarks.decode(from: &r)
+        }
         var stamps: [FileStamp] = []
-        if stampsWanted ?? (wanted == nil) {
+        if stampsOnly || wanted == nil {
             for _ in 0..<(try r.count()) {
                 stamps.append(FileStamp(path: try r.string(), modificationTime: try r.u64()))
             }
         }
         var record = BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: lprojs,
-                                  warnings: warnings, root: root, scannedAt: scannedAt, stamps: stamps)
+                                  warnings: warnings, root: root, scannedAt: scannedAt, stamps: stamps, directoryMarks: marks)
         record.isPartial = wanted != nil
         return record
     }
