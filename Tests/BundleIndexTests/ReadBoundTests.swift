@@ -151,7 +151,16 @@ struct ReadBoundTests {
             "Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "old", "CFBundleDevelopmentRegion": "fr"]),
             "Old.bundle/Resources/a.txt": "", "Old.bundle/Resources/fr.lproj/f.txt": "",
             "Old.bundle/top.txt": "", "Old.bundle/Base.lproj/b.txt": "",
+            "Two.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "two", "CFBundleDevelopmentRegion": "fr"]),
+            "Two.bundle/Base.lproj/Sub/s.txt": "", "Two.bundle/Sub/t.txt": "",
         ])
+        // The root's Base.lproj/Sub and Sub, found through the marks: Resources/Sub and
+        // Resources/fr.lproj/Sub do not exist, nor does the root's fr.lproj.
+        let two = try f.bundle("Two.bundle")
+        #expect(try two.readsForLookup(name: "s", type: "txt", subdirectory: "Sub") == 2)
+        #expect(try two.rel("s", "txt", dir: "Sub") == "Base.lproj/Sub/s.txt")
+        #expect(try two.rel("t", "txt", dir: "Sub") == "Sub/t.txt")
+        #expect(try two.rel("u", "txt", dir: "Sub") == nil)
         let b = try f.bundle("Old.bundle")
         // Resources and Resources/fr.lproj; then the root's listing (once per transaction) and
         // the root's Base.lproj. The root lists no fr.lproj and no entry starting with

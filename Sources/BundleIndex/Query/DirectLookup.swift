@@ -208,8 +208,9 @@ enum DirectLookup {
             case .none:
                 guard step == global, let localization, languageFolderFirst() else { continue }
                 let directory = languageDirectory(global, localization, &text)
+                // `<localization>.lproj` is among the bundle's lproj folders (`languageFolderFirst`).
                 switch try source.candidates(directory, plan: plan, path: text.bytes(directoryStart..<text.count),
-                                             name: text.bytes(lookupName)) {
+                                             name: text.bytes(lookupName), marked: subdirectory != nil) {
                 case .none: languageFolderLacksName = true
                 case .several: return .general
                 case .exact(let flags): return try hit(flags, &text)
@@ -232,8 +233,10 @@ enum DirectLookup {
                 if let known = base.lprojNames, !known.contains(localization) { continue }
             }
             let directory = languageDirectory(step, localization, &text)
+            // Settled only for the global step's `<localization>.lproj`, by the lproj names.
+            let settled = subdirectory == nil && plan.steps[step].lproj == nil && base.lprojNames != nil
             switch try source.candidates(directory, plan: plan, path: text.bytes(directoryStart..<text.count),
-                                         name: text.bytes(lookupName)) {
+                                         name: text.bytes(lookupName), marked: !settled) {
             case .none: continue
             case .several: return .general
             case .exact(let flags): return try hit(flags, &text)
@@ -251,7 +254,9 @@ enum DirectLookup {
                                    text: borrowing PathComposer, in source: inout DirectorySource) throws -> NameCandidates {
         let name = text.bytes(lookupName)
         if plan.steps[step].lproj == nil, !base.mayHold(name: name, subdirectory: subdirectory) { return .none }
-        return try source.candidates(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name)
+        // Without a subdirectory, `base.mayExist` has settled whether the step's folder exists.
+        return try source.candidates(directory, plan: plan, path: text.bytes(directoryStart..<text.count), name: name,
+                                     marked: subdirectory != nil)
     }
 
     /// CF's substring test (docs/search-pattern.md, L-lproj-substring) on the table value of a

@@ -62,11 +62,14 @@ struct DirectorySource {
         return snapshot
     }
 
-    /// What directory `directory`, spelled `path`, of `plan`'s bundle holds for `name`.
+    /// What directory `directory`, spelled `path`, of `plan`'s bundle holds for `name`. With
+    /// `marked`, a folder the bundle's directory marks lack is not read (`DirectoryMarks`); the
+    /// caller leaves it out for a folder whose existence the plan has settled already (a search
+    /// step without a subdirectory, whose lproj folder the record lists), where the marks would
+    /// only add their search (~75 instructions).
     mutating func candidates(_ directory: DirectoryKey, plan: SearchPlan, path: UnsafeRawBufferPointer,
-                             name: UnsafeRawBufferPointer) throws -> NameCandidates {
-        // A folder the bundle does not have is not read (`DirectoryMarks`).
-        guard plan.mayHoldDirectory(directory.hash, in: transaction) else { return .none }
+                             name: UnsafeRawBufferPointer, marked: Bool) throws -> NameCandidates {
+        if marked, !plan.mayHoldDirectory(directory.hash, in: transaction) { return .none }
         if snapshot == nil, let kept = plan.directories.kept(directory, path: path, name: name, transaction: transaction) {
             return kept
         }

@@ -112,15 +112,22 @@ final class SearchPlan: Sendable {
     }
 
     /// The version-0 fallback's steps for a lookup in a subdirectory, without a read: in the
-    /// commit the record was read in (nil in another), every step's folder is
-    /// `<root step>/<subdirectory>`, and the directory marks say whether it exists — more
-    /// than the root's listing, which knows only the subdirectory's first component. A lookup
-    /// without a subdirectory takes `rootBase(in:)`: the root's listing, read once per
-    /// transaction, spares the root's own record a read at every miss.
+    /// commit the record was read in (nil in another), an lproj step only when the marks hold
+    /// the root's `<l>.lproj`; the lookup then asks the marks for each `<step>/<subdirectory>`
+    /// (`DirectorySource.candidates`) — more than the root's listing knows, which has only the
+    /// subdirectory's first component. A lookup without a subdirectory takes `rootBase(in:)`:
+    /// the root's listing, read once per transaction, spares the root's own record a read at
+    /// every miss.
     func markedRootBase(transaction: UInt64) -> SearchBase? {
         guard hasRootFallback, transaction == recordTransaction else { return nil }
         if let known = markedRoot.value(newest: transaction) { return known }
-        let marked = SearchBase(directories: rootDirectories(), mayExist: StepFlags(steps.lazy.map { _ in true }), lprojNames: nil)
+        let directories = rootDirectories()
+        let marks = record.directoryMarks
+        let marked = SearchBase(directories: directories,
+                                mayExist: StepFlags(steps.indices.lazy.map { step in
+                                    self.steps[step].lproj == nil || marks.mayHold(directories[step].hash)
+                                }),
+                                lprojNames: nil)
         markedRoot.store(marked, transaction: transaction)
         return marked
     }
