@@ -136,6 +136,31 @@ struct ReadBoundTests {
         #expect(try again.rel("s", "txt", dir: "Sub") == "Sub/s.txt")
     }
 
+    @Test("verify reports a bundle record whose directory marks do not match its directories")
+    func verifyChecksMarks() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a"]), "A.app/Sub/s.txt": "", "A.app/t.txt": "",
+        ])
+        try f.build()
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]) == [])
+        let store = try IndexStore.openForWriting(path: f.indexPath)
+        try store.write { writer in
+            let a = try #require(try writer.bundleRecord(path: f.root + "/A.app"))
+            let unmarked = BundleRecord(id: a.id, path: a.path, layout: a.layout, infoPlists: a.infoPlists, lprojs: a.lprojs,
+                                        warnings: a.warnings, root: a.root, scannedAt: a.scannedAt, stamps: a.stamps,
+                                        directoryMarks: DirectoryMarks(hashes: [Hashing.directory("")]))
+            try writer.txn.put(store.bundles, key: Array(a.path.utf8), value: unmarked.encode())
+        }
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]).map(\.detail)
+                == ["directory marks differ from the bundle's directories"])
+        // The lookups the wrong marks hide: Sub is not read.
+        #expect(try f.bundle("A.app").path(forResource: "s", ofType: "txt", inDirectory: "Sub") == nil)
+        // A full build puts it right (an incremental one finds nothing changed on disk).
+        _ = try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true)
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]) == [])
+        #expect(try f.bundle("A.app").rel("s", "txt", dir: "Sub") == "Sub/s.txt")
+    }
+
     @Test("version-0 bundles at most double the reads (root fallback)")
     func fallbackBound() throws {
         let f = try BundleFixture(["Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "old"]),

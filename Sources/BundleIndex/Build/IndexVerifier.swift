@@ -77,6 +77,10 @@ public enum IndexVerifier {
         if record.layout != bundle.layout { out.append(diff("layout \(record.layout.name) in the index, \(bundle.layout.name) on disk")) }
         if record.lprojs != bundle.lprojs { out.append(diff("lproj folders differ")) }
         if record.infoPlists != bundle.infoPlists { out.append(diff("Info.plist differs")) }
+        // Marks that lack a directory would hide it from every lookup (`DirectoryMarks`).
+        if !record.hasDirectoryMarks(of: bundle.directories) {
+            out.append(diff("directory marks differ from the bundle's directories"))
+        }
         for dir in bundle.directories {
             let shown = dir.path.isEmpty ? "(bundle root)" : dir.path
             guard let stored = try snap.directory(bundle: record.id, path: dir.path) else {

@@ -25,6 +25,11 @@ struct DirectoryMarks: Sendable, Equatable {
         self.marks = marks
     }
 
+    /// The marks a build writes for a bundle's scanned directories.
+    init(of directories: [ScannedDirectory]) {
+        self.init(hashes: directories.lazy.map { Hashing.directory($0.path) })
+    }
+
     private init(sorted marks: [UInt16]) { self.marks = marks }
 
     private static func mark(_ hash: UInt64) -> UInt16 { UInt16(truncatingIfNeeded: hash >> 48) }

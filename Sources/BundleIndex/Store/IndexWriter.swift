@@ -133,7 +133,7 @@ package struct IndexWriter {
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
                                   lprojs: bundle.lprojs, warnings: bundle.warnings,
                                   root: root, scannedAt: now, stamps: bundle.fileStamps,
-                                  directoryMarks: DirectoryMarks(hashes: bundle.directories.map { Hashing.directory($0.path) }))
+                                  directoryMarks: DirectoryMarks(of: bundle.directories))
         try txn.putAppendingWhenLast(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
         let identifiers = BundleRecord.identifiers(of: bundle.infoPlists)
         let before = previous?.identifiers ?? []

@@ -29,6 +29,12 @@ package struct BundleRecord: Sendable, Equatable {
     /// lacks. Not decoded with the stamps only.
     let directoryMarks: DirectoryMarks
 
+    /// Whether the directory marks are those a build writes for `directories` (the verifier's
+    /// check: marks that lack a directory hide it from every lookup).
+    package func hasDirectoryMarks(of directories: [ScannedDirectory]) -> Bool {
+        directoryMarks == DirectoryMarks(of: directories)
+    }
+
     /// Every stamp of the bundle as scanned: its own and those of its directory records.
     package func allStamps(with directories: [DirectoryRecord]) -> [FileStamp] {
         directories.map { FileStamp(path: $0.path, modificationTime: $0.modificationTime) } + stamps
