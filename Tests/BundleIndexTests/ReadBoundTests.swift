@@ -133,6 +133,10 @@ struct ReadBoundTests {
         let again = try f.bundle("A.app")
         #expect(try again.readsForLookup(name: "nothing", type: "txt", subdirectory: "Sub") == 2)
         #expect(try again.readsForLookup(name: "nothing", type: "txt", subdirectory: "Other") == 0)
+        // A listing by type reads the same folders (the general lookup asks the marks too).
+        #expect(try again.readsForListing(type: "txt", subdirectory: "Sub") == 2)
+        #expect(try again.readsForListing(type: "txt", subdirectory: "Other") == 0)
+        #expect(try again.paths(forResourcesOfType: "txt", inDirectory: "Sub").count == 2)
         #expect(try again.rel("s", "txt", dir: "Sub") == "Sub/s.txt")
     }
 

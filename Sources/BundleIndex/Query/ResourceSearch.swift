@@ -31,15 +31,21 @@ struct ResourceSearch {
     }
 
     /// The directory step `index` reads and its path prefix; nil when the directory cannot
-    /// exist. The common query (no subdirectory, the bundle's resource directory) uses the plan.
+    /// exist, or the bundle's directory marks say it has no record (`DirectoryMarks`: reading
+    /// it would find nothing). The common query (no subdirectory, the bundle's resource
+    /// directory) uses the plan.
     private func locate(_ index: Int, resourceDir: String, _ sub: String?,
                         cache: inout [String: Bool]) throws -> (DirectoryRef, String)? {
         if sub == nil && resourceDir == plan.record.layout.resourceDirectory {
-            return (plan.plainDirectories[index], plan.plainPrefixes[index])
+            let dir = plan.plainDirectories[index]
+            guard plan.mayHoldDirectory(dir.hash, in: snapshot.transactionID) else { return nil }
+            return (dir, plan.plainPrefixes[index])
         }
         let step = steps[index]
-        guard let dir = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { return nil }
-        return (DirectoryRef(dir), Self.prefix(step, sub))
+        guard let path = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { return nil }
+        let dir = DirectoryRef(path)
+        guard plan.mayHoldDirectory(dir.hash, in: snapshot.transactionID) else { return nil }
+        return (dir, Self.prefix(step, sub))
     }
 
     /// The directory a step reads, as indexed (relative to the bundle root, normalised); nil
