@@ -36,16 +36,16 @@ struct ResourceSearch {
     /// directory) uses the plan.
     private func locate(_ index: Int, resourceDir: String, _ sub: String?,
                         cache: inout [String: Bool]) throws -> (DirectoryRef, String)? {
-        if sub == nil && resourceDir == plan.record.layout.resourceDirectory {
-            let dir = plan.plainDirectories[index]
-            guard plan.mayHoldDirectory(dir.hash, in: snapshot.transactionID) else { return nil }
-            return (dir, plan.plainPrefixes[index])
+        let plain = sub == nil && resourceDir == plan.record.layout.resourceDirectory
+        let dir: DirectoryRef
+        if plain {
+            dir = plan.plainDirectories[index]
+        } else {
+            guard let path = try directory(resourceDir: resourceDir, steps[index], sub, cache: &cache) else { return nil }
+            dir = DirectoryRef(path)
         }
-        let step = steps[index]
-        guard let path = try directory(resourceDir: resourceDir, step, sub, cache: &cache) else { return nil }
-        let dir = DirectoryRef(path)
         guard plan.mayHoldDirectory(dir.hash, in: snapshot.transactionID) else { return nil }
-        return (dir, Self.prefix(step, sub))
+        return (dir, plain ? plan.plainPrefixes[index] : Self.prefix(steps[index], sub))
     }
 
     /// The directory a step reads, as indexed (relative to the bundle root, normalised); nil
