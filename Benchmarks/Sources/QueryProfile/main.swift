@@ -3,7 +3,9 @@
 // of a single query inside BundleIndex (the benchmark harness would drown it); `engine` reads the
 // index at every ask (`pathReadingIndex`, what RatioGate's first-ask ratios time). KIND `open`
 // opens the queries' bundles by path instead; KIND `first-ask` takes a ShapeMatrix cases file and a mode
-// instead of N (FirstAsk.swift); KIND `paths-cases` asks a cases file's `paths` lookups, `forLocalization:` included.
+// instead of N (FirstAsk.swift); KIND `paths-cases` asks a cases file's `paths` lookups, `forLocalization:` included;
+// KIND `page-touch` touches N random pages of the index file, nothing else, and `page-touch-populated` the
+// same after mapping the whole file (PageTouch.swift; QUERIES is not read).
 import BenchSupport
 @_spi(Engine) import BundleIndex
 import Foundation
@@ -12,6 +14,10 @@ let args = CommandLine.arguments
 guard args.count == 5 || (args.count == 6 && ["withPath", "engine"].contains(args[5])), let n = Int(args[4]) ?? (args[3] == "first-ask" ? 0 : nil) else {
     FileHandle.standardError.write(Data("usage: QueryProfile INDEX QUERIES.jsonl KIND N [withPath|engine]\n".utf8))
     exit(2)
+}
+if args[3] == "page-touch" || args[3] == "page-touch-populated" {
+    try pageTouch(index: args[1], count: n, populate: args[3] == "page-touch-populated")
+    exit(0)
 }
 let reader = try IndexReader(path: args[1])
 if args[3] == "first-ask" {
