@@ -213,7 +213,9 @@ final class OpenedBundles: Sendable {
     static let capacity = 1024
 
     /// Paths (as given, made absolute) → the plans opened by that spelling, one per context.
-    private let plans = TransactionScoped<[PathKey: [SearchPlan]]>(empty: [:])
+    /// Made with room for 64 bundles: growing from empty, its rehashing cost ~900 instructions per
+    /// open over a reader's first 74 (callgrind, docs/performance.md, "Opening a bundle").
+    private let plans = TransactionScoped<[PathKey: [SearchPlan]]>(empty: Dictionary(minimumCapacity: 64))
 
     /// A path compared byte for byte, as the file system compares it (String equality would
     /// take "café" composed and decomposed for one), and hashed once, with XXH3: an open that

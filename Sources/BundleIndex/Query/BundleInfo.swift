@@ -17,9 +17,10 @@ struct BundleInfo: Sendable {
     /// Base.lproj read right after the first.
     let searchList: [String]
 
-    init(record: BundleRecord, context: SearchContext) {
+    /// Both borrowed: a copy of either retains and releases every field.
+    init(record: borrowing BundleRecord, context: borrowing SearchContext) {
         var dict = Self.infoPlist(record, context)
-        if context.profile == .apple { dict = InfoPlistOverrides(context: context).apply(to: dict) }
+        if context.profile == .apple { dict = InfoPlistOverrides(context: copy context).apply(to: dict) }
         BundleMetadata.fixUpNumericVersion(&dict)
         infoDictionary = dict
         if let s = dict["CFBundleDevelopmentRegion"]?.stringValue, !s.isEmpty {
@@ -71,7 +72,7 @@ struct BundleInfo: Sendable {
         case .foundationLinux:
             return record.infoPlists.first(where: { $0.name == "Info.plist" })?.dictionary ?? [:]
         case .apple:
-            for name in applePlistNames(context) {
+            for name in applePlistNames(context.platform) {
                 let matches = record.infoPlists.filter { $0.name.lowercased() == name }
                     .sorted { byteOrder($0.name, $1.name) }
                 if let d = matches.compactMap(\.dictionary).first { return d }
@@ -81,19 +82,25 @@ struct BundleInfo: Sendable {
     }
 
     /// The lower-cased names of the files the apple profile reads, in order of preference.
-    private static func applePlistNames(_ context: SearchContext) -> [String] {
+    private static func applePlistNames(_ platform: SearchContext.Platform) -> [String] {
         var names: [String] = []
-        if context.platform == .macos { names.append("info-macos.plist") }
-        if context.platform == .ios { names.append("info-iphoneos.plist") }
+        if platform == .macos { names.append("info-macos.plist") }
+        if platform == .ios { names.append("info-iphoneos.plist") }
         return names + ["info-gnustep.plist", "info.plist"]
     }
 
     /// Whether `infoPlist` may read the file `name` under `context`: the record of a bundle
     /// opened for queries decodes only those (`BundleRecord.decode(_:path:forQueriesReading:)`).
     static func mayRead(infoPlistNamed name: String, _ context: SearchContext) -> Bool {
-        switch context.profile {
+        mayRead(infoPlistNamed: name, profile: context.profile, platform: context.platform)
+    }
+
+    /// `mayRead(infoPlistNamed:_:)` with the two facts of the context it depends on, for a caller
+    /// that would otherwise copy a whole context into its closure (an open).
+    static func mayRead(infoPlistNamed name: String, profile: SearchContext.Profile, platform: SearchContext.Platform) -> Bool {
+        switch profile {
         case .foundationLinux: return name == "Info.plist"
-        case .apple: return applePlistNames(context).contains(name.lowercased())
+        case .apple: return applePlistNames(platform).contains(name.lowercased())
         }
     }
 

@@ -47,18 +47,21 @@ public final class IndexReader: Sendable {
         if remembering, let plan = openedBundles.plan(path: absolute, context: context, newest: newest) {
             return IndexedBundle(reader: self, plan: plan)
         }
-        // A local function, not a closure in a constant: that one was boxed on the heap at every open.
-        func wanted(_ name: String) -> Bool { BundleInfo.mayRead(infoPlistNamed: name, context) }
-        var (record, transaction) = try store.read { snap in
-            (try snap.bundle(path: absolute, forQueriesReading: wanted), snap.transactionID)
-        }
-        // Named through a link: compare resolved paths.
-        if record == nil, let real = FileSystem.realPath(absolute), real != absolute {
-            (record, transaction) = try store.read { snap in
-                (try snap.bundle(path: real, forQueriesReading: wanted), snap.transactionID)
+        // A local function, not a closure in a constant: that one was boxed on the heap at every
+        // open. It captures two enums, not the context: a context's copy retains every field.
+        let profile = context.profile, platform = context.platform
+        func wanted(_ name: String) -> Bool { BundleInfo.mayRead(infoPlistNamed: name, profile: profile, platform: platform) }
+        func read(_ path: String) throws -> (BundleRecord, UInt64)? {
+            try store.read { snap in
+                guard let record = try snap.bundle(path: path, forQueriesReading: wanted) else { return nil }
+                return (record, snap.transactionID)
             }
         }
-        guard let record else { return nil }
+        // Named through a link: compare resolved paths. The record is moved along, never copied:
+        // a copy retains and releases every field.
+        guard let found = try read(absolute)
+                ?? FileSystem.realPath(absolute).flatMap({ $0 == absolute ? nil : try read($0) }) else { return nil }
+        let (record, transaction) = found
         let bundle = IndexedBundle(reader: self, record: record, readIn: transaction, context: context)
         if remembering { openedBundles.remember(bundle.plan, path: absolute, transaction: transaction) }
         return bundle
@@ -66,6 +69,9 @@ public final class IndexReader: Sendable {
 
     /// The bundles `bundle(atPath:)` opened in the newest transaction.
     private let openedBundles = OpenedBundles()
+
+    /// The search steps its bundles share (`SearchSteps`).
+    let searchSteps = SearchStepsTable()
 
     /// The bundle whose Info.plist declares `identifier` (the first by path when several do).
     public func bundle(identifier: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {

@@ -25,7 +25,8 @@ public struct IndexedBundle: Sendable {
 
     /// `transaction`: the commit `record` was read in (`SearchPlan.recordTransaction`).
     init(reader: IndexReader, record: BundleRecord, readIn transaction: UInt64, context: SearchContext) {
-        self.init(reader: reader, plan: SearchPlan(record: record, readIn: transaction, context: context))
+        self.init(reader: reader, plan: SearchPlan(record: record, readIn: transaction, context: context,
+                                                  stepTables: reader.searchSteps))
     }
 
     init(reader: IndexReader, plan: SearchPlan) {

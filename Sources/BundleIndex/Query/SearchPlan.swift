@@ -43,33 +43,29 @@ final class SearchPlan: Sendable {
     /// The listings of directories its lookups read more than once in a transaction.
     let directories = DirectoryTables()
 
-    init(record: BundleRecord, readIn transaction: UInt64, context: SearchContext) {
-        self.record = record
+    /// `stepTables` keeps the steps and folders shared with other bundles of the same layout and
+    /// search list (`SearchSteps`).
+    init(record: BundleRecord, readIn transaction: UInt64, context: SearchContext, stepTables: SearchStepsTable) {
         recordTransaction = transaction
-        self.context = context
         let info = BundleInfo(record: record, context: context)
-        self.info = info
-        // Sized once: its regrowth was two of the 17.7 mallocs of an open at 1M
-        // (docs/performance.md, "First asks and opening, in process").
-        var steps: [ResourceSearch.Step] = []
-        steps.reserveCapacity(info.searchList.count + 2)
-        steps.append(.init(lproj: nil, firstLproj: false))
-        if let first = info.searchList.first { steps.append(.init(lproj: first, firstLproj: true)) }
-        steps.append(.init(lproj: "Base", firstLproj: true))
-        for l in info.searchList.dropFirst() { steps.append(.init(lproj: l, firstLproj: false)) }
-        self.steps = steps
-        let resourceDir = record.layout.resourceDirectory
-        plainDirectories = steps.map { DirectoryRef(PathText.join(resourceDir, $0.lproj.map { $0 + ".lproj" } ?? "")) }
-        plainPrefixes = steps.map { $0.lproj.map { $0 + ".lproj/" } ?? "" }
+        let shared = stepTables.steps(layout: record.layout, searchList: info.searchList)
+        steps = shared.steps
+        plainDirectories = shared.directories
+        plainPrefixes = shared.prefixes
+        longestPlainDirectory = shared.longestDirectory
         // The record's array, not a Set of it: hashing 10–40 names cost ~4 % of an open on the
         // real corpus, and only a few steps and `forLocalization:` misses look a name up.
         let lprojs = record.lprojs
         stepMayExist = StepFlags(steps.lazy.map { step in step.lproj.map { lprojs.contains($0) } ?? true })
-        longestPlainDirectory = plainDirectories.reduce(0) { max($0, $1.path.utf8.count) }
-        lprojNameHasDot = record.lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
+        lprojNameHasDot = lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
         resourceBase = SearchBase(directories: plainDirectories, mayExist: stepMayExist, lprojNames: lprojs)
+        // Last, so that the record, the context and the info move in instead of being copied
+        // (each copy retains and releases every field: ~1 000 instructions per open).
+        self.info = info
+        self.context = context
+        self.record = record
     }
 
     /// Whether the directory of key hash `hash` may have a record in commit `transaction`:
