@@ -36,8 +36,8 @@ struct SearchSteps: Sendable {
 /// a commit leaves it valid.
 ///
 /// A short list searched in order, not a Dictionary: an index under one context holds a few
-/// layouts and search lists, and `Hasher` over the key cost more than building the steps saved
-/// (~500 instructions per open, callgrind).
+/// layouts and search lists, and a Dictionary's `Hasher` over the key cost ~500 instructions per
+/// open more than this search (callgrind).
 final class SearchStepsTable: Sendable {
     /// At most this many; when full, it starts again empty.
     static let capacity = 64
