@@ -1,6 +1,9 @@
 // The search steps a reader's bundles share (`SearchStepsTable`): made once per layout and search
-// list, told apart byte for byte, the same folders as a plan of its own would read.
+// list, told apart byte for byte, the same folders as a plan of its own would read; and the
+// opening of a bundle by path, which makes them.
+import Foundation
 import Testing
+@testable import BundleIndex
 @testable import BundleIndexCore
 
 @Suite("Shared search steps")
@@ -45,5 +48,53 @@ struct SearchStepsTests {
             #expect(table.steps(layout: .contents, searchList: [language]).directories[1].path
                 == "Contents/Resources/\(language).lproj")
         }
+    }
+}
+
+@Suite("Opening a bundle by path")
+struct OpenByPathTests {
+    @Test("a bundle named through a link opens as its real path does; a link to a folder not indexed opens nothing")
+    func throughLink() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "de"]),
+            "A.app/a.txt": "a", "A.app/de.lproj/b.txt": "b",
+            "Other/c.txt": "c",
+        ])
+        try f.build()
+        let links = makeTempDirectory(prefix: "links")
+        defer { try? FileManager.default.removeItem(atPath: links) }
+        try FileManager.default.createSymbolicLink(atPath: links + "/A.app", withDestinationPath: f.root + "/A.app")
+        try FileManager.default.createSymbolicLink(atPath: links + "/Other", withDestinationPath: f.root + "/Other")
+        for remembering in [true, false] {
+            let reader = try f.reader()
+            let linked = try #require(try reader.bundle(atPath: links + "/A.app", context: .foundationLinux, remembering: remembering))
+            let real = try #require(try reader.bundle(atPath: f.root + "/A.app", context: .foundationLinux, remembering: remembering))
+            #expect(linked.bundlePath == real.bundlePath)
+            #expect(try linked.path(forResource: "a", ofType: "txt") == f.root + "/A.app/a.txt")
+            #expect(try linked.path(forResource: "b", ofType: "txt") == f.root + "/A.app/de.lproj/b.txt")
+            #expect(try linked.path(forResource: "b", ofType: "txt") == real.path(forResource: "b", ofType: "txt"))
+            #expect(try reader.bundle(atPath: links + "/Other", context: .foundationLinux, remembering: remembering) == nil)
+            #expect(try reader.bundle(atPath: links + "/Missing.app", context: .foundationLinux, remembering: remembering) == nil)
+        }
+    }
+
+    @Test("bundles of one layout and search list share their steps; each still answers from its own folders")
+    func sharedSteps() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleDevelopmentRegion": "de"]), "A.app/de.lproj/x.txt": "a",
+            "B.app/Info.plist": infoPlist(["CFBundleDevelopmentRegion": "de"]), "B.app/x.txt": "b",
+            "C.app/Info.plist": infoPlist(["CFBundleDevelopmentRegion": "fr"]), "C.app/fr.lproj/x.txt": "c",
+        ])
+        try f.build()
+        let reader = try f.reader()
+        let a = try #require(try reader.bundle(atPath: f.root + "/A.app", context: .foundationLinux))
+        let b = try #require(try reader.bundle(atPath: f.root + "/B.app", context: .foundationLinux))
+        let c = try #require(try reader.bundle(atPath: f.root + "/C.app", context: .foundationLinux))
+        #expect(a.plan.plainDirectories.withUnsafeBufferPointer { $0.baseAddress }
+            == b.plan.plainDirectories.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(c.plan.plainDirectories.map(\.path) == ["", "fr.lproj", "Base.lproj"])
+        #expect(try a.path(forResource: "x", ofType: "txt") == f.root + "/A.app/de.lproj/x.txt")
+        #expect(try b.path(forResource: "x", ofType: "txt") == f.root + "/B.app/x.txt")
+        #expect(try c.path(forResource: "x", ofType: "txt") == f.root + "/C.app/fr.lproj/x.txt")
     }
 }
