@@ -1,5 +1,5 @@
-// The search steps a reader's bundles share (`SearchStepsTable`): made once per layout and search
-// list, told apart byte for byte, the same folders as a plan of its own would read; and the
+// What a reader's bundles share of their plans (`SharedPlanParts`): the search steps, made once per
+// layout and search list, and the apple profile's language search lists, told apart byte for byte; the same folders as a plan of its own would read; and the
 // opening of a bundle by path, which makes them.
 import Foundation
 import Testing
@@ -12,7 +12,7 @@ struct SearchStepsTests {
 
     @Test("one layout and search list: the steps are made once and shared")
     func shared() {
-        let table = SearchStepsTable()
+        let table = SharedPlanParts()
         let first = table.steps(layout: .contents, searchList: ["de", "en"])
         let again = table.steps(layout: .contents, searchList: ["de", "en"])
         #expect(first.directories.withUnsafeBufferPointer { $0.baseAddress }
@@ -28,7 +28,7 @@ struct SearchStepsTests {
 
     @Test("another layout, order or spelling gets steps of its own")
     func apart() {
-        let table = SearchStepsTable()
+        let table = SharedPlanParts()
         let composed = "\u{E9}", decomposed = "e\u{301}"  // equal as Strings, not as file names
         let a = table.steps(layout: .resources, searchList: [composed])
         let b = table.steps(layout: .resources, searchList: [decomposed])
@@ -42,11 +42,31 @@ struct SearchStepsTests {
 
     @Test("past its capacity it starts again and still answers right")
     func bounded() {
-        let table = SearchStepsTable()
-        for n in 0..<(SearchStepsTable.capacity * 2 + 3) {
+        let table = SharedPlanParts()
+        for n in 0..<200 {
             let language = "l\(n)"
             #expect(table.steps(layout: .contents, searchList: [language]).directories[1].path
                 == "Contents/Resources/\(language).lproj")
+        }
+    }
+
+    @Test("a language search list is the matcher's, made once per localizations, region and preferences")
+    func searchLists() {
+        let table = SharedPlanParts()
+        let cases: [([String], String?, [String])] = [
+            (["de", "en", "fr"], "en", ["fr"]), (["de", "en", "fr"], "en", ["de"]), (["de", "en", "fr"], nil, ["de"]),
+            (["de", "en", "fr"], "fr", ["de"]), (["de", "en"], "fr", ["de"]), (["de", "en", "fr"], "", ["de"]),
+            (["en"], "en", []), ([], nil, ["en"]), (["pt_BR", "pt_PT"], "en", ["pt-PT"]),
+            (["\u{E9}"], "\u{E9}", ["en"]), (["e\u{301}"], "e\u{301}", ["en"]),
+        ]
+        for _ in 0..<2 {
+            for (localizations, region, preferences) in cases {
+                let expected = LanguageMatcher.bundleSearchList(localizations: localizations, developmentRegion: region,
+                                                                preferences: preferences)
+                let shared = table.searchList(localizations: localizations, developmentRegion: region, preferences: preferences)
+                #expect(shared.map { Array($0.utf8) } == expected.map { Array($0.utf8) },
+                        "\(localizations) \(region ?? "nil") \(preferences)")
+            }
         }
     }
 }

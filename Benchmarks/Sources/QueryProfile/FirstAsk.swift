@@ -9,7 +9,8 @@
 //           of other memory written (evicts CPU caches and TLB), then every lookup timed
 //   api-loop  the same through `path(forResource:…)`, each round on bundles opened anew (perf)
 //   loop    the top-folder search-list lookups through `pathReadingIndex` 300 times, untimed (perf)
-//   open-loop  the bundles opened 300 times more, each round through a new reader, untimed (perf)
+//   open-loop  the bundles opened 300 times more, each round through a new reader, untimed (perf);
+//              open-loop-apple: the same under the apple profile
 //   touched    as engine, every page of the index read first (`storageUse`): opens without faults
 //   tail / tail-ordered  every path lookup once through the public API, shuffled (ShapeMatrix's
 //              order) or in the file's: percentiles over all cells, the share of time above p90,
@@ -54,13 +55,15 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
     print(String(format: "%-58@ %4d  mean %6.0f  p50 %6d  faults %.2f", "open by path" as NSString, openTimes.count,
                  Double(openTimes.reduce(0, +)) / Double(openTimes.count), openTimes.sorted()[openTimes.count / 2],
                  Double(minorFaults() - openFaults) / Double(openTimes.count)))
-    if mode == "open-loop" {
+    if mode == "open-loop" || mode == "open-loop-apple" {
         // For perf record: the same bundles opened again and again, each round through a new
         // reader (an empty table of opened bundles) on the same environment: pages mapped.
+        // `open-loop-apple` opens them under the apple profile (English, Linux).
         let paths = bundles.keys.sorted()
+        let context: SearchContext = mode == "open-loop" ? .foundationLinux : .apple(languages: ["en"])
         for _ in 0..<300 {
             let again = try IndexReader(path: reader.path)
-            for path in paths where try again.bundle(atPath: path, context: .foundationLinux) == nil { print("lost \(path)") }
+            for path in paths where try again.bundle(atPath: path, context: context) == nil { print("lost \(path)") }
         }
         print("\(paths.count * 300) opens")
         return

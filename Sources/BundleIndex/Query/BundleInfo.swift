@@ -17,8 +17,9 @@ struct BundleInfo: Sendable {
     /// Base.lproj read right after the first.
     let searchList: [String]
 
-    /// Both borrowed: a copy of either retains and releases every field.
-    init(record: borrowing BundleRecord, context: borrowing SearchContext) {
+    /// Both borrowed: a copy of either retains and releases every field. `shared`, when given,
+    /// keeps the apple profile's language search lists for other bundles of the same reader.
+    init(record: borrowing BundleRecord, context: borrowing SearchContext, shared: SharedPlanParts? = nil) {
         var dict = Self.infoPlist(record, context)
         if context.profile == .apple { dict = InfoPlistOverrides(context: copy context).apply(to: dict) }
         BundleMetadata.fixUpNumericVersion(&dict)
@@ -55,8 +56,13 @@ struct BundleInfo: Sendable {
                 searchList = [["en", "English", "en_US"].first(where: { list.contains($0) }) ?? "en"]
             }
         case .apple:
-            searchList = LanguageMatcher.bundleSearchList(localizations: list, developmentRegion: developmentRegion,
-                                                          preferences: context.preferredLanguages)
+            if let shared {
+                searchList = shared.searchList(localizations: list, developmentRegion: developmentRegion,
+                                               preferences: context.preferredLanguages)
+            } else {
+                searchList = LanguageMatcher.bundleSearchList(localizations: list, developmentRegion: developmentRegion,
+                                                              preferences: context.preferredLanguages)
+            }
         }
     }
 

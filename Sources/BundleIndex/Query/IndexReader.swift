@@ -70,8 +70,8 @@ public final class IndexReader: Sendable {
     /// The bundles `bundle(atPath:)` opened in the newest transaction.
     private let openedBundles = OpenedBundles()
 
-    /// The search steps its bundles share (`SearchSteps`).
-    let searchSteps = SearchStepsTable()
+    /// What its bundles' plans share (`SharedPlanParts`).
+    let planParts = SharedPlanParts()
 
     /// The bundle whose Info.plist declares `identifier` (the first by path when several do).
     public func bundle(identifier: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {

@@ -26,7 +26,7 @@ public struct IndexedBundle: Sendable {
     /// `transaction`: the commit `record` was read in (`SearchPlan.recordTransaction`).
     init(reader: IndexReader, record: BundleRecord, readIn transaction: UInt64, context: SearchContext) {
         self.init(reader: reader, plan: SearchPlan(record: record, readIn: transaction, context: context,
-                                                  stepTables: reader.searchSteps))
+                                                  shared: reader.planParts))
     }
 
     init(reader: IndexReader, plan: SearchPlan) {

@@ -19,6 +19,10 @@ struct InfoPlistOverrides {
 
     /// Splits `key` at its last `-` and last `~` (the `-` before the `~`, every part non-empty).
     private func parse(_ key: String) -> (base: String, platform: String?, product: String?)? {
+        // Most keys have neither byte, and then no `Character` is either: the search by
+        // Character below walks grapheme breaks back from the end, ~3 000 instructions a key,
+        // most of an apple-profile open (docs/performance.md, "Opening a bundle").
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "-") }) else { return nil }
         var rest = Substring(key)
         var product: Substring?
         if let tilde = rest.lastIndex(of: "~") {

@@ -43,12 +43,11 @@ final class SearchPlan: Sendable {
     /// The listings of directories its lookups read more than once in a transaction.
     let directories = DirectoryTables()
 
-    /// `stepTables` keeps the steps and folders shared with other bundles of the same layout and
-    /// search list (`SearchSteps`).
-    init(record: BundleRecord, readIn transaction: UInt64, context: SearchContext, stepTables: SearchStepsTable) {
+    /// `shared` keeps what the plan shares with other bundles of the reader (`SharedPlanParts`).
+    init(record: BundleRecord, readIn transaction: UInt64, context: SearchContext, shared parts: SharedPlanParts) {
         recordTransaction = transaction
-        let info = BundleInfo(record: record, context: context)
-        let shared = stepTables.steps(layout: record.layout, searchList: info.searchList)
+        let info = BundleInfo(record: record, context: context, shared: parts)
+        let shared = parts.steps(layout: record.layout, searchList: info.searchList)
         steps = shared.steps
         plainDirectories = shared.directories
         plainPrefixes = shared.prefixes

@@ -3,7 +3,7 @@ import Synchronization
 /// The steps of a bundle's search and the folders they read for a lookup without a
 /// subdirectory: the part of a `SearchPlan` that depends only on the bundle's layout and its
 /// language search list. Under one context most bundles of an index share both, so a reader
-/// makes each once (`SearchStepsTable`): composing the folder names and hashing them was a
+/// makes each once (`SharedPlanParts`): composing the folder names and hashing them was a
 /// fifth of opening a bundle (docs/performance.md, "Opening a bundle").
 struct SearchSteps: Sendable {
     /// global, S0, Base, S1…Sn (docs/search-pattern.md, "Search order").
@@ -30,23 +30,32 @@ struct SearchSteps: Sendable {
     }
 }
 
-/// A reader's `SearchSteps`, by layout and search list. The lists are compared byte for byte, as
-/// the folder names they make are: String equality would take a composed and a decomposed
-/// spelling of one language for the same list. Nothing in it depends on the index's contents, so
-/// a commit leaves it valid.
-///
-/// A short list searched in order, not a Dictionary: an index under one context holds a few
-/// layouts and search lists, and a Dictionary's `Hasher` over the key cost ~500 instructions per
-/// open more than this search (callgrind).
-final class SearchStepsTable: Sendable {
-    /// At most this many; when full, it starts again empty.
-    static let capacity = 64
+/// What a reader's bundles share of their plans, made once per reader from a few strings of
+/// each bundle: the search steps (by layout and search list) and, under the apple profile, the
+/// language search list (by the bundle's localizations, its development region and the
+/// preferred languages), whose matching cost ~28 000 instructions per open
+/// (docs/performance.md, "Opening a bundle"). Neither depends on the index's contents, so a
+/// commit leaves them valid.
+final class SharedPlanParts: Sendable {
+    private let steps = SharedValues<StepsKey, SearchSteps>()
+    private let searchLists = SharedValues<SearchListKey, [String]>()
 
-    private let table = Mutex<[(key: Key, steps: SearchSteps)]>([])
+    func steps(layout: BundleLayout, searchList: [String]) -> SearchSteps {
+        steps.value(for: StepsKey(layout: layout, searchList: searchList)) {
+            SearchSteps(layout: layout, searchList: searchList)
+        }
+    }
 
-    /// Hashed once, with XXH3 over each language's bytes, so that most entries are told apart
-    /// by one comparison.
-    private struct Key: Equatable {
+    /// `LanguageMatcher.bundleSearchList` of these arguments.
+    func searchList(localizations: [String], developmentRegion: String?, preferences: [String]) -> [String] {
+        searchLists.value(for: SearchListKey(localizations: localizations, developmentRegion: developmentRegion,
+                                             preferences: preferences)) {
+            LanguageMatcher.bundleSearchList(localizations: localizations, developmentRegion: developmentRegion,
+                                             preferences: preferences)
+        }
+    }
+
+    private struct StepsKey: SharedKey {
         let layout: BundleLayout
         let searchList: [String]
         let digest: UInt64
@@ -54,21 +63,70 @@ final class SearchStepsTable: Sendable {
         init(layout: BundleLayout, searchList: [String]) {
             self.layout = layout
             self.searchList = searchList
-            var digest = UInt64(layout.rawValue)
-            for language in searchList { digest = Hashing.memory(language, seed: digest) }
-            self.digest = digest
+            digest = Self.digest(of: searchList, seed: UInt64(layout.rawValue))
         }
 
-        static func == (a: Key, b: Key) -> Bool {
-            a.digest == b.digest && a.layout == b.layout && a.searchList.count == b.searchList.count
-                && zip(a.searchList, b.searchList).allSatisfy { sameBytes($0, $1) }
+        static func == (a: Self, b: Self) -> Bool {
+            a.digest == b.digest && a.layout == b.layout && sameBytes(a.searchList, b.searchList)
         }
     }
 
-    func steps(layout: BundleLayout, searchList: [String]) -> SearchSteps {
-        let key = Key(layout: layout, searchList: searchList)
-        if let known = table.withLock({ table in table.first { $0.key == key }?.steps }) { return known }
-        let made = SearchSteps(layout: layout, searchList: searchList)
+    private struct SearchListKey: SharedKey {
+        let localizations: [String]
+        let developmentRegion: String?
+        let preferences: [String]
+        let digest: UInt64
+
+        init(localizations: [String], developmentRegion: String?, preferences: [String]) {
+            self.localizations = localizations
+            self.developmentRegion = developmentRegion
+            self.preferences = preferences
+            var digest = Self.digest(of: localizations, seed: UInt64(localizations.count))
+            digest = Self.digest(of: developmentRegion.map { [$0] } ?? [], seed: digest ^ (developmentRegion == nil ? 0 : 1))
+            self.digest = Self.digest(of: preferences, seed: digest)
+        }
+
+        static func == (a: Self, b: Self) -> Bool {
+            a.digest == b.digest && sameBytes(a.localizations, b.localizations) && sameBytes(a.preferences, b.preferences)
+                && (a.developmentRegion == nil) == (b.developmentRegion == nil)
+                && sameBytes(a.developmentRegion ?? "", b.developmentRegion ?? "")
+        }
+    }
+}
+
+/// A key of `SharedValues`: compared byte for byte (String equality would take a composed and
+/// a decomposed spelling of one language for the same key, where the folder names they make
+/// differ), with a digest that tells most keys apart in one comparison.
+protocol SharedKey: Equatable, Sendable {
+    var digest: UInt64 { get }
+}
+
+extension SharedKey {
+    /// XXH3 over each string's bytes in turn, from `seed`.
+    static func digest(of strings: [String], seed: UInt64) -> UInt64 {
+        strings.reduce(seed) { Hashing.memory($1, seed: $0) }
+    }
+
+    /// Whether the two lists hold the same strings, byte for byte.
+    static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { BundleIndexCore.sameBytes($0, $1) }
+    }
+
+    static func sameBytes(_ a: String, _ b: String) -> Bool { BundleIndexCore.sameBytes(a, b) }
+}
+
+/// Values made from a key, kept for the next bundle with the same key: a short list searched in
+/// order, not a Dictionary. A reader sees a few keys, and a Dictionary's `Hasher` over a key
+/// cost ~500 instructions per open more than this search (callgrind).
+final class SharedValues<Key: SharedKey, Value: Sendable>: Sendable {
+    /// At most this many; when full, it starts again empty.
+    static var capacity: Int { 64 }
+
+    private let table = Mutex<[(key: Key, value: Value)]>([])
+
+    func value(for key: Key, _ make: () -> Value) -> Value {
+        if let known = table.withLock({ table in table.first { $0.key == key }?.value }) { return known }
+        let made = make()
         table.withLock { table in
             if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
             table.append((key, made))

@@ -21,8 +21,13 @@ enum LanguageMatcher {
     /// available fallbacks in parent-chain order. `["zxx"]` when nothing matches but
     /// `available` contains `"zxx"`; otherwise `[]` when nothing matches.
     static func localizationsToUse(preferred: [String], available: [String]) -> [String] {
+        localizationsToUse(preferred: preferred, available: available.map { LocaleIDInfo($0, penalizeNonDefaultCountry: true) })
+    }
+
+    /// `localizationsToUse(preferred:available:)` with the available IDs worked out already
+    /// (`AvailableLocalizations`).
+    static func localizationsToUse(preferred: [String], available avail: [LocaleIDInfo]) -> [String] {
         let prefs = preferred.map { LocaleIDInfo($0, penalizeNonDefaultCountry: false) }
-        let avail = available.map { LocaleIDInfo($0, penalizeNonDefaultCountry: true) }
 
         var result: Int? = nil
         var resultScore = 999
@@ -100,8 +105,8 @@ enum LanguageMatcher {
             }
         }
 
-        if output.isEmpty, let zxx = available.first(where: { $0 == "zxx" }) {  // l.1253
-            output.append(zxx)
+        if output.isEmpty, let zxx = avail.first(where: { $0.original == "zxx" }) {  // l.1253
+            output.append(zxx.original)
         }
         return output
     }
@@ -116,12 +121,13 @@ enum LanguageMatcher {
         localizations: [String], developmentRegion: String?, preferences: [String],
         defaultLocalization: String? = nil
     ) -> [String] {
-        var result = preferredLanguagesInList(localizations, devLang: developmentRegion, user: preferences)
+        let available = AvailableLocalizations(localizations)
+        var result = preferredLanguagesInList(available, devLang: developmentRegion, user: preferences)
         if result.isEmpty {
-            result = preferredLanguagesInList(localizations, devLang: "en_US", user: preferences)
+            result = preferredLanguagesInList(available, devLang: "en_US", user: preferences)
         }
         if result.isEmpty, let first = localizations.first {
-            result = preferredLanguagesInList(localizations, devLang: first, user: preferences)
+            result = preferredLanguagesInList(available, devLang: first, user: preferences)
         }
         if let dev = developmentRegion {
             if !result.contains(dev) { result.append(dev) }
@@ -147,6 +153,10 @@ enum LanguageMatcher {
     /// `_CFBundleCopyPreferredLanguagesInList` without the main-bundle step:
     /// match the user's languages; else the development language; else `en_US`.
     static func preferredLanguagesInList(_ list: [String], devLang: String?, user: [String]) -> [String] {
+        preferredLanguagesInList(AvailableLocalizations(list), devLang: devLang, user: user)
+    }
+
+    static func preferredLanguagesInList(_ list: AvailableLocalizations, devLang: String?, user: [String]) -> [String] {
         if !user.isEmpty, let found = fallbackLanguages(available: list, preferred: user) {
             return found
         }
@@ -161,12 +171,32 @@ enum LanguageMatcher {
     /// is not pure ASCII or is longer than 156 characters (ULOC_FULLNAME_CAPACITY - 1); then
     /// ICU is not called at all.
     static func fallbackLanguages(available: [String], preferred: [String]) -> [String]? {
-        func convertible(_ list: [String]) -> Bool {
-            !list.isEmpty && list.allSatisfy { $0.utf8.count <= 156 && $0.utf8.allSatisfy { $0 < 0x80 } }
-        }
-        guard convertible(available), convertible(preferred) else { return nil }
-        let found = localizationsToUse(preferred: preferred, available: available)
+        fallbackLanguages(available: AvailableLocalizations(available), preferred: preferred)
+    }
+
+    static func fallbackLanguages(available: AvailableLocalizations, preferred: [String]) -> [String]? {
+        guard let infos = available.infos, convertible(preferred) else { return nil }
+        let found = localizationsToUse(preferred: preferred, available: infos)
         return found.isEmpty ? nil : Array(found.prefix(512))  // CF's result buffer holds 512
+    }
+
+    /// Whether `makeBuffer` hands the list to ICU (see `fallbackLanguages`).
+    static func convertible(_ list: [String]) -> Bool {
+        !list.isEmpty && list.allSatisfy { $0.utf8.count <= 156 && $0.utf8.allSatisfy { $0 < 0x80 } }
+    }
+}
+
+/// A list of available localizations with its locale IDs worked out once, for the several
+/// matches `bundleSearchList` makes against it (up to nine, each of which worked them out
+/// again: ~28 000 instructions of an apple-profile open, docs/performance.md, "Opening a
+/// bundle").
+struct AvailableLocalizations {
+    /// Per name, as `localizationsToUse` reads an available ID; nil when CF would not hand the
+    /// list to ICU at all (`LanguageMatcher.convertible`).
+    let infos: [LocaleIDInfo]?
+
+    init(_ names: [String]) {
+        infos = LanguageMatcher.convertible(names) ? names.map { LocaleIDInfo($0, penalizeNonDefaultCountry: true) } : nil
     }
 }
 
