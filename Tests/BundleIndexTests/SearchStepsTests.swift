@@ -50,7 +50,7 @@ struct SearchStepsTests {
         }
     }
 
-    @Test("a language search list is the matcher's, made once per localizations, region and preferences")
+    @Test("a language search list and the preferred localizations are the matcher's, made once per localizations, region and preferences")
     func searchLists() {
         let table = SharedPlanParts()
         let cases: [([String], String?, [String])] = [
@@ -66,6 +66,9 @@ struct SearchStepsTests {
                 let shared = table.searchList(localizations: localizations, developmentRegion: region, preferences: preferences)
                 #expect(shared.map { Array($0.utf8) } == expected.map { Array($0.utf8) },
                         "\(localizations) \(region ?? "nil") \(preferences)")
+                let preferred = table.preferredLocalizations(from: localizations, preferences: preferences)
+                #expect(preferred.map { Array($0.utf8) }
+                        == LanguageMatcher.preferredLocalizations(from: localizations, preferences: preferences).map { Array($0.utf8) })
             }
         }
     }
@@ -116,5 +119,26 @@ struct OpenByPathTests {
         #expect(try a.path(forResource: "x", ofType: "txt") == f.root + "/A.app/de.lproj/x.txt")
         #expect(try b.path(forResource: "x", ofType: "txt") == f.root + "/B.app/x.txt")
         #expect(try c.path(forResource: "x", ofType: "txt") == f.root + "/C.app/fr.lproj/x.txt")
+    }
+
+    @Test("under the apple profile a bundle's preferred localizations are the matcher's, asked once or again")
+    func preferredUnderApple() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleDevelopmentRegion": "en"]),
+            "A.app/de.lproj/x.txt": "", "A.app/en.lproj/x.txt": "", "A.app/fr.lproj/x.txt": "",
+            "B.app/Info.plist": infoPlist(["CFBundleDevelopmentRegion": "en"]),
+            "B.app/de.lproj/x.txt": "", "B.app/en.lproj/x.txt": "", "B.app/fr.lproj/x.txt": "",
+        ])
+        try f.build()
+        let reader = try f.reader()
+        for languages in [["fr"], ["de", "fr"], ["ja"]] {
+            let context = SearchContext.apple(languages: languages)
+            for name in ["A.app", "B.app", "A.app"] {
+                let bundle = try #require(try reader.bundle(atPath: f.root + "/" + name, context: context))
+                let expected = LanguageMatcher.preferredLocalizations(from: bundle.localizations, preferences: languages)
+                #expect(bundle.preferredLocalizations == expected, "\(name) \(languages)")
+                #expect(bundle.preferredLocalizations == [languages[0] == "ja" ? "en" : languages[0]], "\(name) \(languages)")
+            }
+        }
     }
 }

@@ -252,7 +252,11 @@ public struct IndexedBundle: Sendable {
     /// `Bundle.preferredLocalizations`: the bundle's localizations that best match the
     /// context's languages (foundation-linux: the development localization, as on Linux).
     public var preferredLocalizations: [String] {
-        BundleInfo.preferredLocalizations(from: localizations, preferences: nil, context: context)
+        switch context.profile {
+        case .foundationLinux: BundleInfo.preferredLocalizations(from: localizations, preferences: nil, context: context)
+        // The matcher's answer for these localizations and languages, made once per reader.
+        case .apple: reader.planParts.preferredLocalizations(from: localizations, preferences: context.preferredLanguages)
+        }
     }
 
     /// `Bundle.preferredLocalizations(from:forPreferences:)` under `context` (nil preferences:

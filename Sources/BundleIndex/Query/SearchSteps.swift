@@ -33,12 +33,14 @@ struct SearchSteps: Sendable {
 /// What a reader's bundles share of their plans, made once per reader from a few strings of
 /// each bundle: the search steps (by layout and search list) and, under the apple profile, the
 /// language search list (by the bundle's localizations, its development region and the
-/// preferred languages), whose matching cost ~28 000 instructions per open
-/// (docs/performance.md, "Opening a bundle"). Neither depends on the index's contents, so a
-/// commit leaves them valid.
+/// preferred languages), whose matching cost ~28 000 instructions per open, and the preferred
+/// localizations (by localizations and preferred languages; 6 µs per `preferredLocalizations`
+/// before, docs/performance.md, "Opening a bundle"). None depends on the index's contents, so
+/// a commit leaves them valid.
 final class SharedPlanParts: Sendable {
     private let steps = SharedValues<StepsKey, SearchSteps>()
     private let searchLists = SharedValues<SearchListKey, [String]>()
+    private let preferredLists = SharedValues<SearchListKey, [String]>()
 
     func steps(layout: BundleLayout, searchList: [String]) -> SearchSteps {
         steps.value(for: StepsKey(layout: layout, searchList: searchList)) {
@@ -52,6 +54,13 @@ final class SharedPlanParts: Sendable {
                                              preferences: preferences)) {
             LanguageMatcher.bundleSearchList(localizations: localizations, developmentRegion: developmentRegion,
                                              preferences: preferences)
+        }
+    }
+
+    /// `LanguageMatcher.preferredLocalizations` of these arguments.
+    func preferredLocalizations(from localizations: [String], preferences: [String]) -> [String] {
+        preferredLists.value(for: SearchListKey(localizations: localizations, developmentRegion: nil, preferences: preferences)) {
+            LanguageMatcher.preferredLocalizations(from: localizations, preferences: preferences)
         }
     }
 
