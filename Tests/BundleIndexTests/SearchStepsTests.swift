@@ -141,4 +141,31 @@ struct OpenByPathTests {
             }
         }
     }
+
+    @Test("a bundle opened by identifier again is the one opened before, until a commit changes who declares it")
+    func byIdentifierRemembered() throws {
+        let f = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.x"]), "A.app/a.txt": "a",
+            "B.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.y"]), "B.app/b.txt": "b",
+        ])
+        try f.build()
+        let reader = try f.reader()
+        let first = try #require(try reader.bundle(identifier: "org.example.x", context: .foundationLinux))
+        let again = try #require(try reader.bundle(identifier: "org.example.x", context: .foundationLinux))
+        #expect(first.plan === again.plan)
+        #expect(again.bundlePath == f.root + "/A.app")
+        let other = try #require(try reader.bundle(identifier: "org.example.x", context: .apple(languages: ["en"])))
+        #expect(other.plan !== first.plan, "another context gets a plan of its own")
+        let unremembered = try #require(try reader.bundle(identifier: "org.example.x", context: .foundationLinux, remembering: false))
+        #expect(unremembered.plan !== first.plan)
+        // The identifier moves to B.app: the next open by identifier sees it.
+        try f.add(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.z"]),
+                   "B.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.x"])])
+        try f.build()
+        let moved = try #require(try reader.bundle(identifier: "org.example.x", context: .foundationLinux))
+        #expect(moved.bundlePath == f.root + "/B.app")
+        #expect(try moved.path(forResource: "b", ofType: "txt") == f.root + "/B.app/b.txt")
+        #expect(try reader.bundle(identifier: "org.example.y", context: .foundationLinux) == nil)
+        #expect(try reader.bundle("org.example.z", context: .foundationLinux)?.bundlePath == f.root + "/A.app")
+    }
 }

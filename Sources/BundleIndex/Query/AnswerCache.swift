@@ -204,10 +204,11 @@ struct TransactionMemo<Value: Sendable>: ~Copyable, Sendable {
     }
 }
 
-/// The bundles an `IndexReader` opened by path, kept for the LMDB transaction their records were
-/// read in, so that opening one again before the next commit costs a dictionary look-up (as
-/// Foundation's `Bundle(path:)` returns the bundle it made before, but without outliving a
-/// change of the index).
+/// The bundles an `IndexReader` opened by path (or, in a table of its own, by identifier), kept
+/// for the LMDB transaction their records were read in, so that opening one again before the
+/// next commit costs a dictionary look-up (as Foundation's `Bundle(path:)` returns the bundle it
+/// made before, but without outliving a change of the index). An identifier is kept under its
+/// bytes as a path is.
 final class OpenedBundles: Sendable {
     /// At most this many bundles; when full, it starts again empty.
     static let capacity = 1024

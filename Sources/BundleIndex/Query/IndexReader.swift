@@ -75,16 +75,37 @@ public final class IndexReader: Sendable {
 
     /// The bundle whose Info.plist declares `identifier` (the first by path when several do).
     public func bundle(identifier: String, context: SearchContext = .userDefault) throws -> IndexedBundle? {
+        try bundle(identifier: identifier, context: context, remembering: true)
+    }
+
+    /// `bundle(identifier:context:)`; without `remembering` it neither looks among nor adds to
+    /// the bundles opened by identifier before (as `bundle(atPath:context:remembering:)`).
+    package func bundle(identifier: String, context: SearchContext, remembering: Bool) throws -> IndexedBundle? {
+        let newest = store.environment.newestTransactionID()
+        if remembering, let plan = openedByIdentifier.plan(path: identifier, context: context, newest: newest) {
+            return IndexedBundle(reader: self, plan: plan)
+        }
+        let profile = context.profile, platform = context.platform
+        func wanted(_ name: String) -> Bool { BundleInfo.mayRead(infoPlistNamed: name, profile: profile, platform: platform) }
         let found: (BundleRecord, UInt64)? = try store.read { snap in
             for path in try snap.bundlePaths(identifier: identifier) {
-                if let r = try snap.bundle(path: path, forQueriesReading: { BundleInfo.mayRead(infoPlistNamed: $0, context) }) {
+                if let r = try snap.bundle(path: path, forQueriesReading: wanted) {
                     return (r, snap.transactionID)
                 }
             }
             return nil
         }
-        return found.map { IndexedBundle(reader: self, record: $0, readIn: $1, context: context) }
+        guard let found else { return nil }
+        let (record, transaction) = found
+        let bundle = IndexedBundle(reader: self, record: record, readIn: transaction, context: context)
+        if remembering { openedByIdentifier.remember(bundle.plan, path: identifier, transaction: transaction) }
+        return bundle
     }
+
+    /// The bundles `bundle(identifier:)` opened in the newest transaction, by identifier:
+    /// opening one again cost a read of the identifiers database and of its record each time
+    /// (12–14 µs, docs/performance.md, "Opening a bundle").
+    private let openedByIdentifier = OpenedBundles()
 
     /// `bundle(atPath:)` when `reference` looks like a path or names an indexed bundle,
     /// otherwise `bundle(identifier:)`.
@@ -96,7 +117,7 @@ public final class IndexReader: Sendable {
     package func bundle(_ reference: String, context: SearchContext, remembering: Bool) throws -> IndexedBundle? {
         if let b = try bundle(atPath: reference, context: context, remembering: remembering) { return b }
         if reference.utf8.contains(UInt8(ascii: "/")) { return nil }
-        return try bundle(identifier: reference, context: context)
+        return try bundle(identifier: reference, context: context, remembering: remembering)
     }
 
     /// Every indexed bundle at or below `directory` (all of them when nil), in path order,
