@@ -188,8 +188,8 @@ enum LanguageMatcher {
 
 /// A list of available localizations with its locale IDs worked out once, for the several
 /// matches `bundleSearchList` makes against it (up to nine, each of which worked them out
-/// again: ~28 000 instructions of an apple-profile open, docs/performance.md, "Opening a
-/// bundle").
+/// again; the search list was ~28 000 instructions of an apple-profile open, ~20 000 with this,
+/// docs/performance.md, "Opening a bundle").
 struct AvailableLocalizations {
     /// Per name, as `localizationsToUse` reads an available ID; nil when CF would not hand the
     /// list to ICU at all (`LanguageMatcher.convertible`).
