@@ -1,6 +1,7 @@
-// What a reader's bundles share of their plans (`SharedPlanParts`): the search steps, made once per
-// layout and search list, and the apple profile's language search lists, told apart byte for byte; the same folders as a plan of its own would read; and the
-// opening of a bundle by path, which makes them.
+// What a reader's bundles share of their plans (`SharedPlanParts`): the search steps, made once
+// per layout and search list, and the apple profile's search lists and preferred localizations,
+// told apart byte for byte and equal to what each bundle would make alone. Then the opening of
+// a bundle, by path and by identifier, which makes and keeps them.
 import Foundation
 import Testing
 @testable import BundleIndex
