@@ -75,7 +75,7 @@ struct SearchStepsTests {
     }
 }
 
-@Suite("Opening a bundle by path")
+@Suite("Opening a bundle by path or identifier")
 struct OpenByPathTests {
     @Test("a bundle named through a link opens as its real path does; a link to a folder not indexed opens nothing")
     func throughLink() throws {
