@@ -55,7 +55,7 @@ final class SearchPlan: Sendable {
         // The record's array, not a Set of it: hashing 10–40 names cost ~4 % of an open on the
         // real corpus, and only a few steps and `forLocalization:` misses look a name up.
         let lprojs = record.lprojs
-        stepMayExist = StepFlags(steps.lazy.map { step in step.lproj.map { lprojs.contains($0) } ?? true })
+        stepMayExist = Self.stepsThatMayExist(steps, lprojs: lprojs)
         lprojNameHasDot = lprojs.contains { $0.utf8.contains(UInt8(ascii: ".")) }
         hasRootFallback = record.layout == .resources
             || (record.layout == .contents && record.path == "/Library/Spotlight")
@@ -65,6 +65,12 @@ final class SearchPlan: Sendable {
         self.info = info
         self.context = context
         self.record = record
+    }
+
+    /// Per step, whether its folder may exist in a folder whose lproj folders are `lprojs`: the
+    /// global step always, an lproj step only when its folder is listed.
+    private static func stepsThatMayExist(_ steps: [ResourceSearch.Step], lprojs: [String]) -> StepFlags {
+        StepFlags(steps.lazy.map { step in step.lproj.map { lprojs.contains($0) } ?? true })
     }
 
     /// Whether the directory of key hash `hash` may have a record in commit `transaction`:
@@ -93,7 +99,7 @@ final class SearchPlan: Sendable {
             let names = root.entries.map(\.name)
             let lprojs = names.compactMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil }
             return SearchBase(directories: directories,
-                              mayExist: StepFlags(steps.lazy.map { step in step.lproj.map { lprojs.contains($0) } ?? true }),
+                              mayExist: Self.stepsThatMayExist(steps, lprojs: lprojs),
                               lprojNames: lprojs, rootEntries: names)
         } ?? SearchBase(directories: directories, mayExist: StepFlags(steps.lazy.map { _ in true }), lprojNames: nil)
         narrowedRoot.store(narrowed, transaction: snapshot.transactionID)

@@ -76,7 +76,7 @@ final class SharedPlanParts: Sendable {
         }
 
         static func == (a: Self, b: Self) -> Bool {
-            a.digest == b.digest && a.layout == b.layout && sameBytes(a.searchList, b.searchList)
+            a.digest == b.digest && a.layout == b.layout && sameStrings(a.searchList, b.searchList)
         }
     }
 
@@ -91,14 +91,21 @@ final class SharedPlanParts: Sendable {
             self.developmentRegion = developmentRegion
             self.preferences = preferences
             var digest = Self.digest(of: localizations, seed: UInt64(localizations.count))
-            digest = Self.digest(of: developmentRegion.map { [$0] } ?? [], seed: digest ^ (developmentRegion == nil ? 0 : 1))
+            if let region = developmentRegion { digest = Hashing.memory(region, seed: digest ^ 1) }
             self.digest = Self.digest(of: preferences, seed: digest)
         }
 
         static func == (a: Self, b: Self) -> Bool {
-            a.digest == b.digest && sameBytes(a.localizations, b.localizations) && sameBytes(a.preferences, b.preferences)
-                && (a.developmentRegion == nil) == (b.developmentRegion == nil)
-                && sameBytes(a.developmentRegion ?? "", b.developmentRegion ?? "")
+            a.digest == b.digest && sameStrings(a.localizations, b.localizations) && sameStrings(a.preferences, b.preferences)
+                && sameRegion(a.developmentRegion, b.developmentRegion)
+        }
+
+        private static func sameRegion(_ a: String?, _ b: String?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): true
+            case let (a?, b?): sameBytes(a, b)
+            default: false
+            }
         }
     }
 }
@@ -116,12 +123,10 @@ extension SharedKey {
         strings.reduce(seed) { Hashing.memory($1, seed: $0) }
     }
 
-    /// Whether the two lists hold the same strings, byte for byte.
-    static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy { BundleIndexCore.sameBytes($0, $1) }
+    /// Whether the two lists hold the same strings, byte for byte (`sameBytes`).
+    static func sameStrings(_ a: [String], _ b: [String]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { sameBytes($0, $1) }
     }
-
-    static func sameBytes(_ a: String, _ b: String) -> Bool { BundleIndexCore.sameBytes(a, b) }
 }
 
 /// Values made from a key, kept for the next bundle with the same key: a short list searched in
