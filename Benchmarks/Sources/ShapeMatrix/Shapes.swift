@@ -18,10 +18,15 @@ enum NameShape: String, CaseIterable {
 /// that way.
 struct ShapePlanner {
     let perCell: Int
+    /// How many lookups of the real mix are kept; every one by default. A cell of 200 first asks
+    /// of ~1.5 µs is 0.3 ms of bundleidx's time per round, and one stall of the virtual CPU
+    /// (0.1–1 ms, docs/performance.md) moved that round's mean by half.
+    let mixLookups: Int
     var generator: SplitMix64
 
-    init(perCell: Int, seed: UInt64) {
+    init(perCell: Int, mixLookups: Int = .max, seed: UInt64) {
         self.perCell = perCell
+        self.mixLookups = mixLookups
         self.generator = SplitMix64(seed: seed)
     }
 
@@ -102,22 +107,30 @@ struct ShapePlanner {
         return "path \(lookup.cell) · \(subdirectory) · \(route) · \(place)"
     }
 
+    /// The cell of the lookups read from a tree's queries.jsonl (`--mix`).
+    static let mixCell = "real mix"
+
     /// Up to `perCell` lookups of each cell, drawn evenly at random (seeded) from `all`, no
     /// lookup twice: a process asks each once before its repeat asks, and a second copy would
     /// be timed as a first ask while the answer cache (or Foundation's) answers it. Files of one
     /// name in several lproj folders derive the same search-list lookup once per folder: on
     /// gen-tree's real profile at 1k, 64 of the 99 top-folder lproj hits were such copies, and
     /// the cell's first-ask p50 was a repeat ask's.
+    /// The real mix is drawn first, up to `mixLookups`, so that it keeps every distinct lookup
+    /// of its file; the matrix's cells draw from what is left. (Drawn last, it lost to them the
+    /// lookups they share, a fifth of gen-tree's at 1k, and was the rest of the mix, not the mix.)
     mutating func sample(_ all: [ShapeCase]) -> [ShapeCase] {
         var byCell: [String: [ShapeCase]] = [:]
         for lookup in all { byCell[lookup.cell, default: []].append(lookup) }
         var taken: Set<LookupIdentity> = []
         var out: [ShapeCase] = []
-        for cell in byCell.keys.sorted() {
+        let cells = byCell.keys.sorted { $1 == Self.mixCell ? false : $0 == Self.mixCell || $0 < $1 }
+        for cell in cells {
             var cases = byCell[cell]!
             cases.shuffle(using: &generator)
+            let limit = cell == Self.mixCell ? mixLookups : perCell
             var kept = 0
-            for lookup in cases where kept < perCell && taken.insert(LookupIdentity(lookup)).inserted {
+            for lookup in cases where kept < limit && taken.insert(LookupIdentity(lookup)).inserted {
                 out.append(lookup)
                 kept += 1
             }

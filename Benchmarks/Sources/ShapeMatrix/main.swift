@@ -2,12 +2,12 @@
 // to Foundation (issue 10's matrix; tools/shape-bench drives it and prints the table).
 //
 //   ShapeMatrix prepare --index DIR --tree DIR --out FILE [--bundles N] [--per-cell N] [--seed S] [--mix FILE]
-//                      [--differing FILE]
+//                      [--mix-lookups N] [--differing FILE]
 //       Picks N bundles of the tree (seeded), derives lookups of every shape from their files,
 //       sorts them into cells by Foundation's answer, keeps those bundleidx (foundation-linux)
 //       answers identically, and writes up to --per-cell of each cell to FILE (JSON lines).
-//       --mix adds a tree's queries.jsonl as the cell "real mix"; --differing FILE keeps the
-//       lookups the two answer differently.
+//       --mix adds a tree's queries.jsonl as the cell "real mix" (every lookup of it, or
+//       --mix-lookups N of them); --differing FILE keeps the lookups the two answer differently.
 //   ShapeMatrix measure --side foundation|foundation-linux|apple --cases FILE [--index DIR] [--repeats R] [--seed S]
 //       In this (fresh) process: opens the bundles, asks every lookup once, then R times more;
 //       prints per cell the mean and median ns of first asks and of repeat asks (JSON).
@@ -43,7 +43,8 @@ func integer(_ name: String, _ fallback: Int) -> Int {
 func prepare() throws {
     let reader = try IndexReader(path: option("index"))
     let tree = URL(fileURLWithPath: option("tree")).standardizedFileURL.path
-    var planner = ShapePlanner(perCell: integer("per-cell", 200), seed: UInt64(integer("seed", 1)))
+    var planner = ShapePlanner(perCell: integer("per-cell", 200), mixLookups: integer("mix-lookups", .max),
+                               seed: UInt64(integer("seed", 1)))
     var bundles = try reader.bundles(under: tree, context: .foundationLinux).map(\.bundlePath)
     bundles.shuffle(using: &planner.generator)
     bundles = Array(bundles.prefix(integer("bundles", 400)))
@@ -63,7 +64,7 @@ func prepare() throws {
                   let path = object["bundle"] as? String, let bundle = Bundle(path: path),
                   let mine = try indexed.open(path) else { continue }
             let localized = object.keys.contains("loc")
-            let lookup = ShapeCase(cell: "real mix", bundle: path, operation: object["op"] as? String == "paths" ? .paths : .path,
+            let lookup = ShapeCase(cell: ShapePlanner.mixCell, bundle: path, operation: object["op"] as? String == "paths" ? .paths : .path,
                                    name: object["name"] as? String, type: object["type"] as? String,
                                    directory: object["dir"] as? String, localized: localized,
                                    localization: object["loc"] as? String)
@@ -76,7 +77,7 @@ func prepare() throws {
         case .path:
             let answer = foundation.path(lookup, in: bundle)
             agree = try answer == indexed.path(lookup, in: mine)
-            if lookup.cell != "real mix" { lookup.cell = ShapePlanner.cell(of: lookup, answer: answer) }
+            if lookup.cell != ShapePlanner.mixCell { lookup.cell = ShapePlanner.cell(of: lookup, answer: answer) }
         case .paths:
             agree = try foundation.paths(lookup, in: bundle).sorted() == indexed.paths(lookup, in: mine).sorted()
             if lookup.cell == "paths" { lookup.cell = lookup.localized ? "paths · forLocalization" : "paths · search list" }
