@@ -1,12 +1,14 @@
 // QueryProfile INDEX - page-touch N — what touching a page of the index costs, with nothing of
-// bundleidx around it: data.mdb is mapped read-only as LMDB maps it, N pages chosen at random
-// (seeded) are read one byte each, each read timed alone, then the same pages again. The first
-// pass takes a page fault per page not yet mapped (the kernel maps neighbouring pages of the page
-// cache with it); the second finds them mapped. Run after reading the file through
-// (`cat data.mdb > /dev/null`), so that no read goes to the disk. The gap between the two is what
-// a lookup pays at 1M, and not at 1k, each time it is the first in the process to touch a page
-// (docs/performance.md, "Scaling like for like"). KIND `page-touch-populated` first asks the
-// kernel to map every page of the file (`madvise(MADV_POPULATE_READ)`) and reports what that took.
+// bundleidx around it: data.mdb is mapped read-only as LMDB maps it (advised MADV_RANDOM), N
+// pages chosen at random (seeded) are read one byte each, each read timed alone, then the same
+// pages again. The first pass takes a page fault per page not yet mapped (the kernel maps the
+// neighbouring pages of the page cache with it, as many as the folios holding the file allow);
+// the second finds them mapped. Run after reading the file through (`cat data.mdb > /dev/null`),
+// so that no read goes to the disk. The gap between the two is what a lookup pays at 1M, and not
+// at 1k, each time it is the first in the process to touch a page (docs/performance.md, "Scaling
+// like for like", "What a first touch of the index costs"). KIND `page-touch-populated` first
+// asks the kernel to map every page of the file (`madvise(MADV_POPULATE_READ)`) and reports what
+// that took.
 import BenchSupport
 import Foundation
 
@@ -25,6 +27,9 @@ func pageTouch(index: String, count: Int, populate: Bool) throws {
         throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }
     defer { munmap(map, size) }
+    // As LMDB advises its map under MDB_NORDAHEAD: a fault on a page not cached reads that page
+    // alone. A cached page is mapped as the page cache holds it either way.
+    _ = madvise(map, size, MADV_RANDOM)
     if populate {
         let t0 = nanoseconds()
         guard madvise(map, size, populateRead) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
