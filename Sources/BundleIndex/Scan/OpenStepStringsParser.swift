@@ -54,6 +54,22 @@ struct OpenStepStringsParser {
         }
     }
 
+    /// What CF's old-style parser makes of `bytes` read as a property list — an Info.plist or
+    /// Info-gnustep.plist in OpenStep text: dictionaries, arrays and strings, every value a
+    /// string — or nil when CF must decide. Besides what the type's comment leaves to CF: data
+    /// (`<…>`), any text CF would not read (CF then says why, and `PropertyListReader` may read
+    /// it with GNUstep's grammar), text that decodes to nothing (CF reads no property list from
+    /// it), keys that are not ASCII (CF keeps apart keys that a Swift dictionary merges), and
+    /// nesting deeper than `maximumDepth`. `PropertyListReaderTests` compares the two.
+    static func propertyList(from bytes: [UInt8]) -> PropertyListValue? {
+        guard let text = utf8Text(bytes), !text.isEmpty, !startsLikeXML(text) else { return nil }
+        var parser = OpenStepStringsParser(text: text)
+        return parser.topLevelPropertyList()
+    }
+
+    /// Deeper nesting is left to CF (which allows 512 levels; the index keeps 200).
+    static let maximumDepth = 64
+
     // MARK: - encodings (CF's `encodingForXMLData`, then the old-style parser's CFString)
 
     /// The text as UTF-8, as CF decodes the file; nil for any form CF reads otherwise or that
@@ -292,6 +308,90 @@ struct OpenStepStringsParser {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(c - UInt8(ascii: "A") + 10)
         default: nil
         }
+    }
+
+    // MARK: - property lists (CF's parsePlistObject, parsePlistArray, parsePlistDictContent)
+
+    /// White space alone is an empty dictionary; a value followed by more text is read again
+    /// from the start as a dictionary's content when it is a string (a strings file), and is
+    /// CF's error otherwise. Text left after that content is left to CF, which ignores it.
+    private mutating func topLevelPropertyList() -> PropertyListValue? {
+        guard skipSpace() else { return .dictionary([:]) }
+        guard let value = object(depth: 0) else { return nil }
+        guard skipSpace() else { return value }
+        guard case .string = value else { return nil }
+        at = 0
+        out.removeAll(keepingCapacity: true)
+        guard let dictionary = dictionaryContent(depth: 0), !skipSpace() else { return nil }
+        return dictionary
+    }
+
+    /// A dictionary, an array or a string at the next non-space character.
+    private mutating func object(depth: Int) -> PropertyListValue? {
+        guard depth <= Self.maximumDepth, skipSpace() else { return nil }
+        switch text[at] {
+        case UInt8(ascii: "{"):
+            at += 1
+            guard let dictionary = dictionaryContent(depth: depth), skipSpace(), text[at] == UInt8(ascii: "}") else { return nil }
+            at += 1
+            return dictionary
+        case UInt8(ascii: "("):
+            at += 1
+            return array(depth: depth)
+        default:
+            // Data (`<`) and anything that starts no object are CF's.
+            guard Self.startsString(text[at]), let range = string() else { return nil }
+            return .string(makeString(range))
+        }
+    }
+
+    /// `key = value;` and `key;` (the value is the key) until something that starts no key. A
+    /// key written twice keeps its last value, as CF's dictionary does.
+    private mutating func dictionaryContent(depth: Int) -> PropertyListValue? {
+        var entries: [String: PropertyListValue] = [:]
+        while skipSpace(), Self.startsString(text[at]) {
+            guard let keyRange = string(), !out[keyRange].contains(where: { $0 >= 0x80 }) else { return nil }
+            let key = makeString(keyRange)
+            guard skipSpace() else { return nil }
+            switch text[at] {
+            case UInt8(ascii: ";"):
+                entries[key] = .string(key)
+            case UInt8(ascii: "="):
+                at += 1
+                guard let value = object(depth: depth + 1) else { return nil }
+                entries[key] = value
+            default:
+                return nil
+            }
+            guard skipSpace(), text[at] == UInt8(ascii: ";") else { return nil }
+            at += 1
+        }
+        return .dictionary(entries)
+    }
+
+    /// After the `(`: elements separated by `,`, a trailing `,` allowed, then `)`.
+    private mutating func array(depth: Int) -> PropertyListValue? {
+        var elements: [PropertyListValue] = []
+        guard skipSpace() else { return nil }
+        if text[at] != UInt8(ascii: ")") {
+            while true {
+                guard let element = object(depth: depth + 1) else { return nil }
+                elements.append(element)
+                guard skipSpace(), text[at] == UInt8(ascii: ",") else { break }
+                at += 1
+                guard skipSpace() else { return nil }
+                if text[at] == UInt8(ascii: ")") { break }
+            }
+        }
+        guard skipSpace(), text[at] == UInt8(ascii: ")") else { return nil }
+        at += 1
+        return .array(elements)
+    }
+
+    /// The text `string()` wrote at `range` (valid UTF-8: the text was, and every escape wrote
+    /// a scalar).
+    private func makeString(_ range: Range<Int>) -> String {
+        String(decoding: out[range], as: UTF8.self)
     }
 
     // MARK: - white space and comments (CF's advanceToNonSpace)

@@ -1,10 +1,12 @@
 import Foundation
 import Glibc
 
-/// Parses Info.plist and InfoPlist.strings at build time with Foundation's parser — which is
+/// Parses Info.plist and InfoPlist.strings at build time as Foundation's parser does — which is
 /// CoreFoundation's `CFPropertyListCreateWithData` on Linux, so XML, binary and OpenStep/.strings
 /// text parse exactly as Foundation's Bundle would parse them (docs/search-pattern.md,
-/// "Which Info.plist file is read" and "Localized Info dictionary").
+/// "Which Info.plist file is read" and "Localized Info dictionary"). OpenStep text goes through
+/// `OpenStepStringsParser` first, which answers only where it is certain of CF's answer
+/// (docs/scanning.md, "Reading Info.plist files").
 enum PropertyListReader {
     enum Failure: Error, CustomStringConvertible {
         case unreadable
@@ -48,6 +50,19 @@ enum PropertyListReader {
     typealias StampedDictionary = (result: Result<[String: PropertyListValue], Failure>, modificationTime: UInt64, size: Int)
 
     static func dictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
+        guard !bytes.isEmpty else { return .failure(.empty) }
+        // OpenStep text (GNUstep's Info-gnustep.plist) without CF, where the narrow parser is
+        // certain of CF's answer.
+        if let value = OpenStepStringsParser.propertyList(from: bytes) {
+            guard case .dictionary(let d) = value else { return .failure(.notADictionary) }
+            return .success(d)
+        }
+        return dictionaryThroughCF(from: bytes, gnustep: gnustep)
+    }
+
+    /// `dictionary(from:gnustep:)` through CF alone (and Foundation where CF's objects leave a
+    /// doubt): what the narrow parser is compared with.
+    static func dictionaryThroughCF(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
         guard !bytes.isEmpty else { return .failure(.empty) }
         switch CoreFoundationPropertyList.parse(bytes) {
         case .parsed(.dictionary(let d)?): return .success(d)

@@ -100,3 +100,19 @@ struct SeededRandom: RandomNumberGenerator {
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
     mutating func pick<T>(_ a: [T]) -> T? { a.isEmpty ? nil : a[below(a.count)] }
 }
+
+/// A differential run: `count` inputs made by `make` from a seeded generator, each given to
+/// `check`, which says whether the narrow reader decided it and whether it then agrees with the
+/// library it stands in for. How many were decided, and the first ten that disagree (in hex).
+func differentialRun(count: Int, seed: UInt64, make: (inout SeededRandom) -> [UInt8],
+                     check: ([UInt8]) -> (decided: Bool, agrees: Bool)) -> (decided: Int, differing: [String]) {
+    var random = SeededRandom(state: seed)
+    var decided = 0, differing: [String] = []
+    for _ in 0..<count {
+        let bytes = make(&random)
+        let (wasDecided, agrees) = check(bytes)
+        if wasDecided { decided += 1 }
+        if !agrees && differing.count < 10 { differing.append(bytes.map { String($0, radix: 16) }.joined(separator: " ")) }
+    }
+    return (decided, differing)
+}
