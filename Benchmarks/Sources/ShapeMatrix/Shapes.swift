@@ -124,6 +124,7 @@ struct ShapePlanner {
         for lookup in all { byCell[lookup.cell, default: []].append(lookup) }
         var taken: Set<LookupIdentity> = []
         var out: [ShapeCase] = []
+        // The mix first, then the cells by name.
         let cells = byCell.keys.sorted { $1 == Self.mixCell ? false : $0 == Self.mixCell || $0 < $1 }
         for cell in cells {
             var cases = byCell[cell]!

@@ -98,8 +98,8 @@ struct CellTimes {
 /// Runs one side over the lookups in a fresh process: opens each bundle once (timed: "open by
 /// path", and apart from those the bundles only the real mix names), asks every lookup once in a
 /// shuffled order (timed one by one: "first ask"), then asks them all `repeats` times more
-/// ("repeat ask"). Each call is timed alone, minus the timer's own
-/// cost, so cells can be told apart although they are interleaved.
+/// ("repeat ask"). Each call is timed alone, minus the timer's own cost, so cells can be told
+/// apart although they are interleaved.
 struct Measurement<S: Side> {
     /// Opening the bundles the matrix's cells ask of (sampled by `--bundles`).
     static var openCell: String { "open by path" }
