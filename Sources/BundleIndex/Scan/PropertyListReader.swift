@@ -57,13 +57,6 @@ enum PropertyListReader {
             guard case .dictionary(let d) = value else { return .failure(.notADictionary) }
             return .success(d)
         }
-        return dictionaryThroughCF(from: bytes, gnustep: gnustep)
-    }
-
-    /// `dictionary(from:gnustep:)` through CF alone (and Foundation where CF's objects leave a
-    /// doubt): what the narrow parser is compared with.
-    static func dictionaryThroughCF(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
-        guard !bytes.isEmpty else { return .failure(.empty) }
         switch CoreFoundationPropertyList.parse(bytes) {
         case .parsed(.dictionary(let d)?): return .success(d)
         case .parsed: return .failure(.notADictionary)
