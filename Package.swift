@@ -40,6 +40,8 @@ let package = Package(
             pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]
         ),
+        // Linux's getdents64, which the Glibc module leaves out (a header, no library).
+        .systemLibrary(name: "CLinuxDirents"),
         // The library is two modules over one folder (docs/architecture.md, "Two modules"):
         // BundleIndexCore — the rooms a lookup needs, Support, Model, Store and Query — imports
         // no Foundation, so the fresh-process query program (`bundleidx-query`) links without
@@ -54,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "BundleIndex",
-            dependencies: ["BundleIndexCore", "CLMDB", "CXXHash", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["BundleIndexCore", "CLMDB", "CXXHash", "CLinuxDirents", .product(name: "Logging", package: "swift-log"),
                            .product(name: "SystemPackage", package: "swift-system")],
             path: "Sources/BundleIndex",
             exclude: ["Support", "Model", "Store", "Query"],

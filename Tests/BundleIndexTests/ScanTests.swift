@@ -81,6 +81,53 @@ struct ScanTests {
         #expect(try f.bundle("U.app").rels("txt") == ["ok.txt"])
     }
 
+    @Test("a folder whose entries fill the listing buffer many times is listed whole, in byte order, with each entry's kind")
+    func largeFolderListing() throws {
+        let root = makeTempDirectory(prefix: "large-folder")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // 3 000 names of 70-odd bytes: about 270 KB of directory records, eight and more reads of
+        // the 32 KiB buffer. Folders and links among them, and the names a listing leaves out.
+        var expected: [String: DirectoryEntry.Flags] = [:]
+        for i in 0..<3_000 {
+            let name = "entry-\(i)-" + String(repeating: "é", count: i % 40) + String(repeating: "x", count: 24)
+            switch i % 10 {
+            case 0:
+                #expect(mkdir(root + "/" + name, 0o755) == 0)
+                expected[name] = .directory
+            case 1:
+                #expect(symlink(".", root + "/" + name) == 0)
+                expected[name] = [.symlink, .symlinkToDirectory]
+            case 2:
+                #expect(symlink("missing", root + "/" + name) == 0)
+                expected[name] = .symlink
+            default:
+                #expect(FileManager.default.createFile(atPath: root + "/" + name, contents: nil))
+                expected[name] = []
+            }
+        }
+        for skipped in ["._resource-fork", SyncCookie.prefix + "1"] {
+            #expect(FileManager.default.createFile(atPath: root + "/" + skipped, contents: nil))
+        }
+        var skippedNames = 0
+        let listing = try DirectoryReader.listing(root, skippedNames: &skippedNames)
+        #expect(skippedNames == 0)
+        #expect(listing.entries.map(\.name) == expected.keys.sorted(by: byteOrder))
+        #expect(listing.entries.allSatisfy { expected[$0.name] == $0.flags })
+        // What Foundation lists, less the names CF leaves out and the watcher's cookies.
+        let foundation = try FileManager.default.contentsOfDirectory(atPath: root)
+            .filter { !$0.hasPrefix("._") && !$0.hasPrefix(SyncCookie.prefix) }
+        #expect(Set(foundation) == Set(listing.entries.map(\.name)))
+        #expect(try DirectoryReader.listAll(root, skippedNames: &skippedNames).count == 3_001, "cookies are listed for the watcher")
+        // Relative to an open parent, as a scan lists a bundle's folders.
+        let parent = open(String(root[..<root.lastIndex(of: "/")!]), BundleFolder.openPath | O_DIRECTORY | O_CLOEXEC)
+        defer { close(parent) }
+        let relative = try DirectoryReader.listing(PathText.lastComponent(root), in: parent, path: root, skippedNames: &skippedNames)
+        #expect(relative.entries.map(\.name) == listing.entries.map(\.name))
+        #expect(throws: DirectoryReadError.self) {
+            try DirectoryReader.listing("nope", in: parent, path: root + "/nope", skippedNames: &skippedNames)
+        }
+    }
+
     @Test("a root that is not a directory is an input error")
     func badRoot() throws {
         let f = try BundleFixture(["x.txt": ""])

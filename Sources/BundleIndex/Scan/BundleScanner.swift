@@ -51,6 +51,11 @@ struct BundleScanner {
     /// The bundle's real path when the caller knows it (the tree walker does for folders it
     /// reached without a link), else nil and asked of `realpath`.
     private let knownRealPath: String?
+    /// The folder holding the bundle, kept open by the walk for the bundles in it (folders are
+    /// listed relative to it); nil: listed by full path.
+    var parentFolders: ParentFolders?
+    /// `parentFolders`' folder for this bundle while `scan` runs.
+    private var base: (fd: Int32, name: String)?
 
     init(bundlePath: String, realPath: String? = nil) {
         self.bundlePath = bundlePath
@@ -58,6 +63,10 @@ struct BundleScanner {
     }
 
     mutating func scan() throws -> ScannedBundle {
+        // Folders are listed relative to the bundle's parent folder, which the walk's bundles
+        // next to each other share: the kernel then walks only the components past it.
+        base = parentFolders?.parent(of: bundlePath)
+        defer { base = nil }
         let rootEntries = try list("").entries
         let layout = BundleLayout.detect(bundlePath: bundlePath,
                                          directoryLikeNames: rootEntries.filter(\.countsForLayout).map(\.name))
@@ -132,7 +141,11 @@ struct BundleScanner {
             listed[absolute] = same
             return same
         }
-        let listing = try DirectoryReader.listing(absolute, skippedNames: &skippedNames)
+        let listing = if let base {
+            try DirectoryReader.listing(PathText.join(base.name, relative), in: base.fd, path: absolute, skippedNames: &skippedNames)
+        } else {
+            try DirectoryReader.listing(absolute, skippedNames: &skippedNames)
+        }
         foldersRead += 1
         listed[absolute] = listing
         if let real { byRealPath[real] = listing }

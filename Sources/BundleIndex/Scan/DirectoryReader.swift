@@ -1,3 +1,4 @@
+import CLinuxDirents
 import Glibc
 
 /// Why a directory could not be listed.
@@ -34,30 +35,54 @@ enum DirectoryReader {
         try readListing(path, skippedNames: &skippedNames, includeCookies: false)
     }
 
+    /// `listing` of `relative`, resolved from the folder open as `base` (an `O_PATH` handle is
+    /// enough); `path` is the same folder's full path, for errors. The kernel then walks only the
+    /// components past `base`, not every one from `/` again.
+    static func listing(_ relative: String, in base: Int32, path: String, skippedNames: inout Int) throws -> DirectoryListing {
+        try readListing(path, relative: relative, in: base, skippedNames: &skippedNames, includeCookies: false)
+    }
+
     /// Every name in `path`, sync cookies included (the watcher looks for them).
     static func listAll(_ path: String, skippedNames: inout Int) throws -> [String] {
         try readListing(path, skippedNames: &skippedNames, includeCookies: true).entries.map(\.name)
     }
 
-    private static func readListing(_ path: String, skippedNames: inout Int, includeCookies: Bool) throws -> DirectoryListing {
-        guard let dir = opendir(path) else { throw DirectoryReadError(path: path, errno: errno) }
-        defer { closedir(dir) }
-        let fd = dirfd(dir)
+    private static func readListing(_ path: String, relative: String? = nil, in base: Int32 = AT_FDCWD,
+                                    skippedNames: inout Int, includeCookies: Bool) throws -> DirectoryListing {
+        // What `opendir` opens with, minus its `malloc` of a 32 KiB `DIR` per folder: with the
+        // build's two threads that lock was contended, the writer freeing what the walker had
+        // allocated (docs/performance.md, "Listing folders with `getdents64`").
+        let fd = openat(base, relative ?? path, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw DirectoryReadError(path: path, errno: errno) }
+        defer { close(fd) }
         var st = stat()
         let mtime = fstat(fd, &st) == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
         var entries: [DirectoryEntry] = []
-        while let ent = readdir(dir) {
-            if ent.pointee.d_ino == 0 { continue }
-            let name: String? = withUnsafeBytes(of: &ent.pointee.d_name) { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let len = bytes.firstIndex(of: 0) ?? bytes.count
-                return String(validating: UnsafeBufferPointer(rebasing: bytes[..<len]), as: UTF8.self)
+        let buffer = ListingBuffer.ofThisThread()
+        while true {
+            let filled = bundleidx_getdents64(fd, buffer, UInt(ListingBuffer.size))
+            if filled == 0 { break }
+            if filled < 0 {
+                if errno == EINTR { continue }
+                // A listing cut short would drop files without a word; `readdir` hid such errors.
+                throw DirectoryReadError(path: path, errno: errno)
             }
-            guard let name else { skippedNames += 1; continue }
-            if name == "." || name == ".." || name.isEmpty || name.hasPrefix("._") { continue }
-            if !includeCookies && name.hasPrefix(SyncCookie.prefix) { continue }
-            entries.append(DirectoryEntry(name: name, flags: flags(of: ent.pointee.d_type, name: name, in: fd),
-                                          rank: UInt32(truncatingIfNeeded: entries.count)))
+            var offset = 0
+            while offset < filled {
+                // struct linux_dirent64: d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name.
+                let record = buffer + offset
+                let length = Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
+                offset += length
+                guard record.loadUnaligned(as: UInt64.self) != 0 else { continue }
+                let type = record.load(fromByteOffset: 18, as: UInt8.self)
+                let nameStart = (record + 19).assumingMemoryBound(to: UInt8.self)
+                let nameBytes = UnsafeBufferPointer(start: nameStart, count: strnlen(nameStart, length - 19))
+                guard let name = String(validating: nameBytes, as: UTF8.self) else { skippedNames += 1; continue }
+                if name == "." || name == ".." || name.isEmpty || name.hasPrefix("._") { continue }
+                if !includeCookies && name.hasPrefix(SyncCookie.prefix) { continue }
+                entries.append(DirectoryEntry(name: name, flags: flags(of: type, name: name, in: fd),
+                                              rank: UInt32(truncatingIfNeeded: entries.count)))
+            }
         }
         entries.sort { byteOrder($0.name, $1.name) }
         return DirectoryListing(entries: entries, modificationTime: mtime)
@@ -82,5 +107,25 @@ enum DirectoryReader {
             return []
         default: return []
         }
+    }
+}
+
+/// The buffer `getdents64` fills, one per thread and kept for the thread's life (32 KiB, the
+/// size glibc's `opendir` takes), so listing a folder allocates nothing but its entries.
+private enum ListingBuffer {
+    static let size = 32 * 1024
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { free($0) }
+        precondition(created == 0, "pthread_key_create failed: \(created)")
+        return key
+    }()
+
+    static func ofThisThread() -> UnsafeMutableRawPointer {
+        if let buffer = pthread_getspecific(key) { return buffer }
+        guard let buffer = malloc(size) else { fatalError("out of memory for a 32 KiB listing buffer") }
+        pthread_setspecific(key, buffer)
+        return buffer
     }
 }

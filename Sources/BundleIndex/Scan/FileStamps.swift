@@ -71,7 +71,16 @@ final class ParentFolders {
     /// `bundle`'s folder, through its parent's; nil when the parent cannot be opened. The
     /// bundle itself need not exist (its stamps then fail to match).
     func folder(_ bundle: String) -> BundleFolder? {
-        guard let slash = bundle.utf8.lastIndex(of: UInt8(ascii: "/")), bundle.utf8.count > 1 else { return BundleFolder(bundle) }
+        guard let (fd, name) = parent(of: bundle) else {
+            return bundle.utf8.contains(UInt8(ascii: "/")) && bundle.utf8.count > 1 ? nil : BundleFolder(bundle)
+        }
+        return BundleFolder(parent: fd, name: name)
+    }
+
+    /// The folder holding `bundle`, open until another one is asked for, and the bundle's name
+    /// in it; nil for `/`, a path without a slash, or a parent that cannot be opened.
+    func parent(of bundle: String) -> (fd: Int32, name: String)? {
+        guard let slash = bundle.utf8.lastIndex(of: UInt8(ascii: "/")), bundle.utf8.count > 1 else { return nil }
         let parent = slash == bundle.startIndex ? "/" : String(bundle[..<slash])
         if parent != path || fd < 0 {
             if fd >= 0 { close(fd) }
@@ -79,6 +88,6 @@ final class ParentFolders {
             fd = open(parent, BundleFolder.openPath | O_DIRECTORY | O_CLOEXEC)
             if fd < 0 { return nil }
         }
-        return BundleFolder(parent: fd, name: String(bundle[bundle.index(after: slash)...]))
+        return (fd, String(bundle[bundle.index(after: slash)...]))
     }
 }

@@ -70,6 +70,9 @@ struct TreeWalker {
         // Bounded: a link's target outside the walk is never taken back.
         var byRealPath: [String: DirectoryListing] = [:]
         var reported: Set<String> = []
+        // The scans' (`BundleScanner.parentFolders`): bundles found one after the other are
+        // mostly in one folder.
+        let parentFolders = ParentFolders()
         // Folders of unchanged bundles not to enter (`unchanged`), each removed when passed over.
         var skipped: Set<String> = []
         while let (dir, real) = stack.popLast() {
@@ -115,6 +118,7 @@ struct TreeWalker {
                 // nested in another one's resources was listed by the outer scan already.
                 var scanner = BundleScanner(bundlePath: dir, realPath: real)
                 scanner.readsFiles = readsFiles
+                scanner.parentFolders = parentFolders
                 swap(&scanner.listingCache, &cache)
                 swap(&scanner.byRealPath, &byRealPath)
                 scanner.listingCache[dir] = listing
