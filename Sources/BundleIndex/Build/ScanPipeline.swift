@@ -2,12 +2,12 @@ import Foundation
 
 /// Walks a root on a thread of its own and hands the scanned bundles, in walk order, to the
 /// calling thread, so that scanning the next bundle (directory reads, sorting) overlaps with
-/// writing the previous one on a second core. A bundle's files (Info.plist, InfoPlist.strings,
-/// its strings tables) are read between the two, by whichever thread is free first: the writer
-/// takes the first bundle waiting, the walker, when it is that far ahead, the last one
-/// (docs/scanning.md, "Reading strings tables"). They are read by the same function a plain scan
-/// uses, and each bundle is written in walk order, so the index is the same whatever the
-/// timing.
+/// writing the previous one on a second core. The rest of a bundle's scan, which needs only its
+/// listings, and its files (Info.plist, InfoPlist.strings, its strings tables) are done between
+/// the two, by whichever thread is free first: the writer takes the first bundle waiting, the
+/// walker, when it is that far ahead, the last one (docs/scanning.md, "Reading strings tables").
+/// They are done by the same function a plain scan uses, and each bundle is written in walk
+/// order, so the index is the same whatever the timing.
 ///
 /// The write transaction never leaves the calling thread: LMDB ties a write transaction and
 /// its writer lock to the thread that began it. At most `capacity` scanned bundles wait, holding
@@ -155,8 +155,8 @@ final class ScanPipeline: @unchecked Sendable {
     /// `entriesAhead` entries (an unchanged one never waits: it holds nothing); meanwhile this
     /// thread reads the files of the last bundle waiting with files to read (the writer takes
     /// them from the front), so neither thread idles while the other has work: which thread is
-    /// the longer depends on the tree (on the real corpus the writer's, with the strings
-    /// tables). Each wake-up of the writer costs two context switches, and an unchanged bundle
+    /// the longer depends on the tree (on the real corpus ×19 the walk's, the writer busy 87 %
+    /// of a build). Each wake-up of the writer costs two context switches, and an unchanged bundle
     /// gives it almost nothing to do, so it is woken for a scanned bundle and otherwise once per
     /// `unchangedBatch` items (and at the end).
     private func hand(_ item: Item) throws {

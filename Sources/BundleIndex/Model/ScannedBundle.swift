@@ -10,9 +10,9 @@ package struct ScannedBundle {
     /// (docs/search-pattern.md, "Which Info.plist file is read").
     package var infoPlists: [InfoPlistFile]
     /// Names of resource-directory entries ending in `.lproj` (suffix removed), in readdir order.
-    package let lprojs: [String]
+    package var lprojs: [String]
     /// Every directory a lookup can read, relative to the bundle root.
-    package let directories: [ScannedDirectory]
+    package var directories: [ScannedDirectory]
     /// Parsed `InfoPlist*.strings` files that a search for `InfoPlist.strings` can return.
     package var stringsFiles: [StringsFile]
     /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
@@ -28,10 +28,11 @@ package struct ScannedBundle {
     /// tops only): their content is indexed under the bundle's own paths, so the watcher
     /// watches them too (docs/watching.md, "Links out of a bundle"). Not stored in the index.
     package var outsideTargets: [String] = []
-    /// The property-list files a build's walk found and left to be read later, by either of its
-    /// threads (`ScanPipeline`); until then `infoPlists`, `stringsFiles` and their stamps are empty.
-    /// nil once read. Not stored in the index.
-    package var propertyListsToRead: PropertyListFilesToRead?
+    /// What a build's walk left of the scan for either of its threads to do (`ScanPipeline`,
+    /// `BundleScanner.readFiles`); until then `lprojs`, `infoPlists`, `stringsFiles`, the
+    /// tables and the files' stamps are empty, and no directory has its `unchangedWalk`. nil
+    /// once done. Not stored in the index.
+    package var unfinished: UnfinishedScan?
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its modification time. The watcher compares them after a restart.
@@ -113,22 +114,14 @@ package struct InfoPlistFile: Equatable {
     }
 }
 
-/// The Info.plist and `InfoPlist*.strings` files of a bundle, named but not yet read.
-package struct PropertyListFilesToRead {
-    /// The real path of the layout's Info.plist directory when the scan knew it.
-    package let infoPlistDirectoryRealPath: String?
-    /// The names in the layout's Info.plist directory that may be an Info.plist, in the
-    /// folder's byte order.
-    package let infoPlists: [String]
-    /// `InfoPlist*.strings` files a search for `InfoPlist.strings` can return (the real path of
-    /// their folder when known).
-    package let stringsFiles: [(directory: ScannedDirectory, name: String)]
+/// What a scan hands on besides its listings for the rest of its work (`ScannedBundle.unfinished`).
+package struct UnfinishedScan {
+    /// The entries of the layout's Info.plist folder (none for a flat bundle that is another
+    /// bundle's innards, or a folder that could not be listed).
+    package let infoPlistFolderEntries: [DirectoryEntry]
 
-    package init(infoPlistDirectoryRealPath: String?, infoPlists: [String],
-                 stringsFiles: [(directory: ScannedDirectory, name: String)]) {
-        self.infoPlistDirectoryRealPath = infoPlistDirectoryRealPath
-        self.infoPlists = infoPlists
-        self.stringsFiles = stringsFiles
+    package init(infoPlistFolderEntries: [DirectoryEntry]) {
+        self.infoPlistFolderEntries = infoPlistFolderEntries
     }
 }
 

@@ -16,9 +16,9 @@ struct BundleScanner {
     /// Listings already read by the tree walker, by absolute path.
     var listingCache: [String: DirectoryListing] = [:]
     private(set) var warnings: [String] = []
-    /// False: the scan reads no file but the listings — it leaves `tables` empty and the
-    /// property-list files named in `propertyListsToRead`, for `readFiles` to fill on another
-    /// thread (`ScanPipeline`).
+    /// False: the scan reads no file but the listings — it leaves the rest of its work in
+    /// `unfinished` (the lproj names, the Info.plist and strings files and the tables), for
+    /// `readFiles` to do on either of a build's threads (`ScanPipeline`).
     var readsFiles = true
     /// Absolute paths of directories that could not be listed (the walker skips them).
     private(set) var unreadable: Set<String> = []
@@ -71,62 +71,33 @@ struct BundleScanner {
         let layout = BundleLayout.detect(bundlePath: bundlePath,
                                          directoryLikeNames: rootEntries.filter(\.countsForLayout).map(\.name))
         let treeRoot = (layout == .resources || layout == .flat) ? "" : layout.resourceDirectory
-        var directories = walkTree(from: treeRoot)
-        UnchangedWalkPlan.apply(to: &directories, bundle: bundlePath)
-        let byPath = Dictionary(directories.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-
-        let resourceDir = layout.resourceDirectory
-        let resourceEntries = byPath[resourceDir]?.entries ?? []
-        // In readdir order, as CF lists them (`Bundle.localizations` on Linux; L-readdir-order).
-        let lprojs = resourceEntries.sorted { $0.rank < $1.rank }.compactMap { e -> String? in
-            guard e.name.hasSuffix(".lproj"), e.name.utf16.count > 6 else { return nil }
-            return String(e.name.dropLast(6))
-        }
-
-        let toRead = PropertyListFilesToRead(infoPlistDirectoryRealPath: byPath[layout.infoPlistDirectory]?.realPath,
-                                             infoPlists: infoPlistNames(layout: layout, byPath: byPath),
-                                             stringsFiles: stringsFileNames(layout: layout, byPath: byPath))
-        var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: lprojs,
+        let directories = walkTree(from: treeRoot)
+        // The Info.plist folder's entries: the walk's listing when the folder lies in the indexed
+        // tree, else listed now (`Contents/`).
+        let infoPlistFolderEntries = layout == .flat && Self.isInnards(bundlePath)
+            ? [] : (try? list(layout.infoPlistDirectory).entries) ?? []
+        var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: [],
                                    directories: directories, stringsFiles: [], tables: [], warnings: warnings,
-                                   fileStamps: layoutStamps(layout: layout, byPath: byPath), unreadable: unreadable.sorted(by: byteOrder),
-                                   outsideTargets: outsideTargets)
-        bundle.propertyListsToRead = toRead
+                                   fileStamps: layoutStamps(layout: layout, directories: directories),
+                                   unreadable: unreadable.sorted(by: byteOrder), outsideTargets: outsideTargets)
+        // The rest of the scan works on these listings alone: it is left to `readFiles`, which a
+        // build's two threads share, with the files it names (the walk is the longer thread).
+        bundle.unfinished = UnfinishedScan(infoPlistFolderEntries: infoPlistFolderEntries)
         if readsFiles {
-            let reads = FilesRead.none
-            _ = Self.readFiles(of: &bundle, reads: reads)
+            _ = Self.readFiles(of: &bundle, reads: FilesRead.none)
         }
         return bundle
-    }
-
-    /// Reads the files a scan named (`propertyListsToRead`, then the strings tables) into the
-    /// bundle, after the warnings of its walk; returns the warnings the files gave.
-    /// `reads`: files read before in this build, by real path (`FilesRead`).
-    static func readFiles(of bundle: inout ScannedBundle, reads: FilesRead) -> [String] {
-        var warnings: [String] = []
-        if let files = bundle.propertyListsToRead {
-            // Each file's stamp is the modification time its read saw.
-            var stamps: [FileStamp] = []
-            let infoPlistDirectory = bundle.layout.infoPlistDirectory
-            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, stamps: &stamps,
-                                               warnings: &warnings, reads: reads)
-            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, stamps: &stamps, reads: reads)
-            bundle.fileStamps += stamps
-            bundle.propertyListsToRead = nil
-        }
-        // Tables carry their own modification times (kept in their table records, not here).
-        bundle.tables = readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: reads)
-        bundle.warnings += warnings
-        return warnings
     }
 
     /// The bundle root and the Info.plist directory when they lie outside the indexed tree
     /// (`Contents/`, `Support Files/`): their entries decide the layout and which Info.plist
     /// files exist, so a change there must show in the stamps too (docs/scanning.md,
     /// "Incremental builds").
-    private func layoutStamps(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [FileStamp] {
+    private func layoutStamps(layout: BundleLayout, directories: [ScannedDirectory]) -> [FileStamp] {
         Set(["", layout.infoPlistDirectory]).sorted(by: byteOrder).compactMap { relative in
             let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
-            guard byPath[relative] == nil, let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
+            guard !directories.contains(where: { $0.path == relative }),
+                  let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
             return FileStamp(path: relative, modificationTime: listing.modificationTime)
         }
     }
@@ -259,102 +230,4 @@ struct BundleScanner {
     /// docs/search-pattern.md, "Which Info.plist file is read").
     static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
                                               "info-gnustep.plist"]
-
-    /// The names in the Info.plist directory that may be an Info.plist (listing that directory
-    /// when the walk of the tree did not).
-    private mutating func infoPlistNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [String] {
-        if layout == .flat && Self.isInnards(bundlePath) { return [] }
-        let dir = layout.infoPlistDirectory
-        let entries: [DirectoryEntry]
-        if let scanned = byPath[dir] {
-            entries = scanned.entries
-        } else if let listedEntries = try? list(dir).entries {
-            entries = listedEntries
-        } else {
-            return []
-        }
-        return entries.filter { !$0.isDirectory && Self.infoPlistNames.contains($0.name.lowercased()) }.map(\.name)
-    }
-
-    /// The Info.plist files named in `directory` (the layout's), parsed; `stamps` gets each one's
-    /// path relative to the bundle with the modification time its read saw.
-    private static func readInfoPlists(bundlePath: String, in directory: String, _ files: PropertyListFilesToRead,
-                                       stamps: inout [FileStamp],
-                                       warnings: inout [String], reads: FilesRead) -> [InfoPlistFile] {
-        var out: [InfoPlistFile] = []
-        for name in files.infoPlists {
-            let relative = PathText.join(directory, name), path = bundlePath + "/" + relative
-            let (result, modificationTime, _) = reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
-                                                                   gnustep: name.lowercased() == "info-gnustep.plist")
-            stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
-            switch result {
-            case .success(let d): out.append(InfoPlistFile(name: name, dictionary: d))
-            case .failure(let why):
-                warnings.append("\(path) \(why); its information is left empty")
-                out.append(InfoPlistFile(name: name, dictionary: nil))
-            }
-        }
-        if !out.contains(where: { $0.name == "Info.plist" }),
-           let odd = out.first(where: { $0.name.lowercased() == "info.plist" }) {
-            warnings.append("\(bundlePath): Info.plist is spelled \(odd.name); Foundation on Linux reads none")
-        }
-        return out
-    }
-
-    /// Every `.strings` and `.stringsdict` file of a bundle's indexed directories, read: whichever
-    /// one a table lookup finds, its entries are in the index (docs/foundation-dropin.md,
-    /// "Localized strings"). Links are read through (a link to a folder reads as an empty table,
-    /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
-    /// `reads`: tables read before in this build, by real path (`FilesRead`).
-    static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String],
-                                  reads: FilesRead) -> [StringsTable] {
-        var out: [StringsTable] = []
-        for d in directories {
-            for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
-                let relative = PathText.join(d.path, e.name)
-                let file = reads.table(bundlePath + "/" + relative, realPath: d.realPath.map { realPath(of: e.name, in: $0) })
-                out.append(StringsTableReader.table(bundlePath: bundlePath, relativePath: relative, file, warnings: &warnings))
-            }
-        }
-        return out
-    }
-
-    /// Files a search for `InfoPlist.strings` can return: `InfoPlist*.strings` (variants
-    /// included) in the resource directory, its lprojs, and for version 0 the root and its lprojs.
-    private func stringsFileNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [(directory: ScannedDirectory, name: String)] {
-        var dirs = [layout.resourceDirectory]
-        if layout == .resources { dirs.append("") }
-        var out: [(directory: ScannedDirectory, name: String)] = []
-        for base in Set(dirs) {
-            guard let top = byPath[base] else { continue }
-            var candidates = [top]
-            for e in top.entries where e.name.hasSuffix(".lproj") && e.isTraversable {
-                if let d = byPath[PathText.join(base, e.name)] { candidates.append(d) }
-            }
-            for d in candidates {
-                for e in d.entries where e.name.hasPrefix("InfoPlist") && e.name.hasSuffix(".strings") && !e.isDirectory {
-                    out.append((d, e.name))
-                }
-            }
-        }
-        return out
-    }
-
-    /// The `InfoPlist*.strings` files named, parsed (`stamps` as for `readInfoPlists`).
-    private static func readStringsFiles(bundlePath: String, _ files: PropertyListFilesToRead,
-                                         stamps: inout [FileStamp], reads: FilesRead) -> [StringsFile] {
-        files.stringsFiles.map { file in
-            let relative = PathText.join(file.directory.path, file.name)
-            let (result, modificationTime, _) = reads.propertyList(bundlePath + "/" + relative,
-                                                                   realPath: file.directory.realPath.map { realPath(of: file.name, in: $0) })
-            stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
-            return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())
-        }
-    }
-
-    /// The path of the entry `name` of the folder whose real path is `folder`: the entry's real
-    /// path unless it is a link itself.
-    static func realPath(of name: String, in folder: String) -> String {
-        (folder == "/" ? "" : folder) + "/" + name
-    }
 }
