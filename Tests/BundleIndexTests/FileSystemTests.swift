@@ -5,7 +5,7 @@ import Testing
 
 @Suite("File system questions")
 struct FileSystemTests {
-    @Test("a link resolved from its folder's real path answers as realpath(3), on random trees of links")
+    @Test("a link resolved from its folder's real path answers as realpath(3), through /proc and link by link, on random trees of links")
     func realPathOfLinks() throws {
         let root = makeTempDirectory(prefix: "realpath")
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -60,6 +60,7 @@ struct FileSystemTests {
         for (folder, name) in links + files.map({ (String($0[..<$0.lastIndex(of: "/")!]), PathText.lastComponent($0)) }) {
             let expected = FileSystem.realPath(folder + "/" + name)
             #expect(FileSystem.realPath(of: name, inRealDirectory: folder) == expected, "\(folder)/\(name)")
+            #expect(FileSystem.realPathPastDirectory(of: name, inRealDirectory: folder) == expected, "\(folder)/\(name), link by link")
             if expected != nil { resolved += 1 }
         }
         // Both kinds of answer were compared.

@@ -119,7 +119,7 @@ struct ScanTests {
         #expect(Set(foundation) == Set(listing.entries.map(\.name)))
         #expect(try DirectoryReader.listAll(root, skippedNames: &skippedNames).count == 3_001, "cookies are listed for the watcher")
         // Relative to an open parent, as a scan lists a bundle's folders.
-        let parent = open(String(root[..<root.lastIndex(of: "/")!]), BundleFolder.openPath | O_DIRECTORY | O_CLOEXEC)
+        let parent = open(String(root[..<root.lastIndex(of: "/")!]), FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
         defer { close(parent) }
         let relative = try DirectoryReader.listing(PathText.lastComponent(root), in: parent, path: root, skippedNames: &skippedNames)
         #expect(relative.entries.map(\.name) == listing.entries.map(\.name))

@@ -20,12 +20,8 @@ final class BundleFolder {
     private let owned: Bool
     /// The bundle's name in its parent, when `fd` is the parent's.
     private let name: String
-    /// `O_PATH` (Linux: a handle for `*at` calls, no read permission needed); Glibc's Swift
-    /// module does not export it.
-    static let openPath: Int32 = 0o10_000_000
-
     init?(_ path: String) {
-        fd = open(path, Self.openPath | O_DIRECTORY | O_CLOEXEC)
+        fd = open(path, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 { return nil }
         owned = true
         name = ""
@@ -85,7 +81,7 @@ final class ParentFolders {
         if parent != path || fd < 0 {
             if fd >= 0 { close(fd) }
             path = parent
-            fd = open(parent, BundleFolder.openPath | O_DIRECTORY | O_CLOEXEC)
+            fd = open(parent, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
             if fd < 0 { return nil }
         }
         return (fd, String(bundle[bundle.index(after: slash)...]))

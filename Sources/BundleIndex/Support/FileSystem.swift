@@ -3,6 +3,10 @@ import Glibc
 /// Single questions to the file system, asked the same way by every room: does a path resolve,
 /// is it a directory, when did it change, what does a small file hold.
 package enum FileSystem {
+    /// `O_PATH` (Linux: a handle for `*at` calls and `/proc/self/fd`, no read permission
+    /// needed, nothing read); Glibc's Swift module does not export it.
+    package static let openPath: Int32 = 0o10_000_000
+
     /// `realpath(3)`, or nil when the path does not resolve.
     package static func realPath(_ path: String) -> String? {
         guard let p = realpath(path, nil) else { return nil }
@@ -11,14 +15,34 @@ package enum FileSystem {
     }
 
     /// The real path of the entry `name` of the directory whose real path is `directory` —
-    /// what `realPath(directory + "/" + name)` answers, or nil where it answers nil — asking
-    /// `readlink` only of what lies past `directory`: `realpath(3)` asks it of every component
-    /// from `/` on, and a link that climbs back up (Debian's `X.app/Resources ->
+    /// what `realPath(directory + "/" + name)` answers, or nil where it answers nil.
+    /// `realpath(3)` asks `readlink` of every component from `/` on, each a walk of the path
+    /// from `/` again. Here the kernel resolves the path once, in an `open` (`O_PATH`: no
+    /// permission to read is needed, and nothing is read), and names what it opened
+    /// (`/proc/self/fd/N`): three system calls, whatever the links. Where `/proc` cannot answer,
+    /// the links past `directory` are followed one by one (`realPathPastDirectory`).
+    /// `FileSystemTests.realPathOfLinks` compares both with `realpath(3)` on random trees of links.
+    package static func realPath(of name: String, inRealDirectory directory: String) -> String? {
+        let fd = open((directory == "/" ? "" : directory) + "/" + name, openPath | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = buffer.withUnsafeMutableBytes { readlink("/proc/self/fd/\(fd)", $0.baseAddress!, $0.count) }
+        // A name the kernel gives a folder it cannot reach from our root, or one removed since,
+        // is no path; a full buffer may be cut short.
+        if length > 0, length < buffer.count - 1, buffer[0] == UInt8(ascii: "/"),
+           let path = String(validating: buffer[..<length], as: UTF8.self), !path.hasSuffix(" (deleted)") {
+            return path
+        }
+        return realPathPastDirectory(of: name, inRealDirectory: directory)
+    }
+
+    /// `realPath(of:inRealDirectory:)` asking `readlink` only of what lies past `directory`,
+    /// component by component: a link that climbs back up (Debian's `X.app/Resources ->
     /// ../../../../share/GNUstep/X.app`) is the few components past where it lands.
     /// `directory` must hold no link; `..` is then its parent, as for `realpath`. Left to
     /// `realpath`: a target that is not valid UTF-8 or fills the buffer.
-    /// `FileSystemTests.realPathOfLinks` compares the two on random trees of links.
-    package static func realPath(of name: String, inRealDirectory directory: String) -> String? {
+    package static func realPathPastDirectory(of name: String, inRealDirectory directory: String) -> String? {
         var resolved = directory.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         // Components still to resolve, the next one last.
         var pending = [name]
