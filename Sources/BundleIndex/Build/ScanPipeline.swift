@@ -42,6 +42,9 @@ final class ScanPipeline: @unchecked Sendable {
         let number: Int
         var item: Item
         var files: Files
+        /// A scanned bundle's directory entries (`resourceCount`, counted once); nil for an
+        /// unchanged one.
+        let entries: Int?
     }
 
     private enum Files {
@@ -164,17 +167,19 @@ final class ScanPipeline: @unchecked Sendable {
         defer { condition.unlock() }
         var wake = waiting.count + 1 >= Self.unchangedBatch
         var files = Files.read(warnings: [])
+        var entries: Int? = nil
         if case .scanned(let bundle) = item {
             while isFull && !cancelled {
                 if !readLastWaiting() { condition.wait() }
             }
+            entries = bundle.resourceCount
             scannedWaiting += 1
             entriesWaiting += bundle.resourceCount
             files = .toRead
             wake = true
         }
         if cancelled { throw Cancelled() }
-        waiting.append(Waiting(number: nextNumber, item: item, files: files))
+        waiting.append(Waiting(number: nextNumber, item: item, files: files, entries: entries))
         nextNumber += 1
         if wake { condition.broadcast() }
     }
@@ -189,10 +194,9 @@ final class ScanPipeline: @unchecked Sendable {
     /// Walking thread, holding `condition`: reads the files of the last waiting bundle with
     /// files to read, with `condition` unlocked meanwhile; false when there is none.
     private func readLastWaiting() -> Bool {
-        guard let i = waiting.lastIndex(where: \.files.isToRead),
-              case .scanned(var bundle) = waiting[i].item else { return false }
+        guard let i = waiting.lastIndex(where: \.files.isToRead) else { return false }
         let number = waiting[i].number
-        waiting[i].files = .reading
+        var bundle = takeForReading(i)
         condition.unlock()
         let warnings = BundleScanner.readFiles(of: &bundle, reads: filesRead)
         condition.lock()
@@ -215,26 +219,26 @@ final class ScanPipeline: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            let ready = waiting.prefix { $0.files.isRead }
-            if !ready.isEmpty {
+            let ready = waiting.prefix { $0.files.isRead }.count
+            if ready > 0 {
                 // The walker may be asleep only when it was that far ahead.
                 if isFull { condition.broadcast() }
                 var out: [(Item, warnings: [String])] = []
-                out.reserveCapacity(ready.count)
-                for w in ready {
-                    if case .scanned(let bundle) = w.item {
+                out.reserveCapacity(ready)
+                // Moved out, not copied: a copy of a scanned bundle retains each of its arrays
+                // and strings, and the copy in the queue released them again.
+                for _ in 0..<ready {
+                    let w = waiting.removeFirst()
+                    if let entries = w.entries {
                         scannedWaiting -= 1
-                        entriesWaiting -= bundle.resourceCount
+                        entriesWaiting -= entries
                     }
                     if case .read(let warnings) = w.files { out.append((w.item, warnings)) }
                 }
-                waiting.removeFirst(ready.count)
                 return .write(out)
             }
-            if let i = waiting.firstIndex(where: \.files.isToRead),
-               case .scanned(let bundle) = waiting[i].item {
-                waiting[i].files = .reading
-                return .read(number: waiting[i].number, bundle)
+            if let i = waiting.firstIndex(where: \.files.isToRead) {
+                return .read(number: waiting[i].number, takeForReading(i))
             }
             if waiting.isEmpty, let outcome {
                 if case .failure(let error) = outcome { throw error }
@@ -242,6 +246,17 @@ final class ScanPipeline: @unchecked Sendable {
             }
             condition.wait()
         }
+    }
+
+    /// Holding `condition`: the scanned bundle waiting at `i`, taken out of the queue while its
+    /// files are read (marked `reading`; `put` brings it back). Taken, not copied: finishing its
+    /// scan changes its directories, and a copy still in the queue would make that a copy of
+    /// them all.
+    private func takeForReading(_ i: Int) -> ScannedBundle {
+        guard case .scanned(let bundle) = waiting[i].item else { preconditionFailure("only scanned bundles have files to read") }
+        waiting[i].item = .unchanged(path: bundle.path, resources: 0)
+        waiting[i].files = .reading
+        return bundle
     }
 
     /// Writing thread: the bundle `next()` handed out, its files read.
