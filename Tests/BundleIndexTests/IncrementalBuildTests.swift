@@ -99,6 +99,23 @@ struct IncrementalBuildTests {
     /// Bundles read, unchanged and removed.
     static func counts(_ s: IndexBuilder.Summary) -> [Int] { [s.bundlesRead, s.bundlesUnchanged, s.bundlesRemoved] }
 
+    /// The test tree with `files` added, built in full (`bundles` read) and settled.
+    static func builtTree(adding files: [String: String], bundles: Int) throws -> Tree {
+        let t = try Tree(tree.merging(files) { mine, _ in mine })
+        #expect(counts(try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)) == [bundles, 0, 0])
+        t.settle()
+        return t
+    }
+
+    /// What an incremental build would keep of each of `bundles` (relative to the tree's root),
+    /// as the index holds them now.
+    static func reuse(_ bundles: [String], in t: Tree) throws -> [UnchangedBundles.Reuse?] {
+        try IndexStore.openForReading(path: t.fixture.indexPath).read { snapshot in
+            let unchanged = UnchangedBundles(snapshot: snapshot, root: t.root)
+            return bundles.map { unchanged.reuse(t.root + "/" + $0) }
+        }
+    }
+
     /// Settles the tree's new times, builds incrementally, then checks the result against a fresh full build of the same tree
     /// in another index, record by record, and against `verify`.
     @discardableResult
@@ -286,18 +303,13 @@ struct IncrementalBuildTests {
         let deep = ["D.app/Contents/Resources/Images/Deep/Plug.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "plug"]),
                     "D.app/Contents/Resources/Images/Deep/Plug.bundle/en.lproj/P.strings": "\"p\" = \"Pea\";",
                     "D.app/Contents/Resources/Images/Other/x.png": "png"]
-        let t = try Tree(Self.tree.merging(deep) { mine, _ in mine })
-        #expect(Self.counts(try IndexBuilder.build(roots: [t.root], indexPath: t.fixture.indexPath)) == [6, 0, 0])
-        t.settle()
+        let t = try Self.builtTree(adding: deep, bundles: 6)
         // What the walk is given for D (its records start at Contents/Resources and hold Plug's
         // folders too): the folders on the way to Plug and Plug itself; not Other nor the lprojs.
-        let store = try IndexStore.openForReading(path: t.fixture.indexPath)
-        try store.read { snapshot in
-            let resources = t.root + "/D.app/Contents/Resources"
-            let reuse = try #require(UnchangedBundles(snapshot: snapshot, root: t.root).reuse(t.root + "/D.app"))
-            #expect(reuse.listings.keys.sorted() == ["", "/Images", "/Images/Deep", "/Images/Deep/Plug.bundle"].map { resources + $0 })
-            #expect(reuse.skipped.sorted() == ["/Images/Deep/Plug.bundle/en.lproj", "/Images/Other", "/en.lproj"].map { resources + $0 })
-        }
+        let resources = t.root + "/D.app/Contents/Resources"
+        let reuse = try #require(try Self.reuse(["D.app"], in: t)[0])
+        #expect(reuse.listings.keys.sorted() == ["", "/Images", "/Images/Deep", "/Images/Deep/Plug.bundle"].map { resources + $0 })
+        #expect(reuse.skipped.sorted() == ["/Images/Deep/Plug.bundle/en.lproj", "/Images/Other", "/en.lproj"].map { resources + $0 })
         // Plug's table is D's too (a bundle in D's resources): both read again, the walk went
         // through Images/Deep although D was checked first.
         try t.rewrite("D.app/Contents/Resources/Images/Deep/Plug.bundle/en.lproj/P.strings", "\"p\" = \"Pod\";")
@@ -307,6 +319,32 @@ struct IncrementalBuildTests {
         try Self.buildAndCompare(t, read: 2, unchanged: 4)
         try t.rewrite("D.app/Contents/Resources/Images/Deep/Plug.bundle/en.lproj/p.png", "another png")
         try Self.buildAndCompare(t, read: 0, unchanged: 6)
+    }
+
+    @Test("a GNUstep application's Resources, flat with its Info-gnustep.plist, is passed over; bundles that appear in it are found")
+    func gnustepResourcesPassedOver() throws {
+        let gnustep = ["G.app/G": "binary", "G.app/Resources/Info-gnustep.plist": "{ CFBundleIdentifier = g; }",
+                       "G.app/Resources/English.lproj/Localizable.strings": "\"g\" = \"Gee\";", "G.app/Resources/g.tiff": "tiff",
+                       "H.app/H": "binary", "H.app/Resources/Info-gnustep.plist": "{ CFBundleIdentifier = h; }",
+                       "H.app/Resources/Plug.bundle/Resources/Info-gnustep.plist": "{ CFBundleIdentifier = plug; }"]
+        let t = try Self.builtTree(adding: gnustep, bundles: 8)
+        let reuses = try Self.reuse(["G.app", "H.app"], in: t)
+        // G's Resources cannot be a bundle (CF takes a flat `Resources` for another's innards) and
+        // holds none: only the root is entered.
+        let g = try #require(reuses[0])
+        #expect(g.listings.keys.sorted() == [t.root + "/G.app"])
+        #expect(g.skipped == [t.root + "/G.app/Resources"])
+        // H's holds a bundle: the walk goes through it to Plug.
+        let h = try #require(reuses[1])
+        #expect(h.listings.keys.sorted() == ["", "/Resources", "/Resources/Plug.bundle"].map { t.root + "/H.app" + $0 })
+        try Self.buildAndCompare(t, read: 0, unchanged: 8)
+        // A bundle added in G's Resources changes its listing: G is read again and the new one found.
+        try t.fixture.add(["G.app/Resources/New.bundle/Resources/Info-gnustep.plist": "{ CFBundleIdentifier = new; }"])
+        try Self.buildAndCompare(t, read: 2, unchanged: 7)
+        // Plug's Info-gnustep.plist rewritten in place: Plug is read again; H's stamps hold no
+        // other bundle's Info.plist, so H is kept.
+        try t.rewrite("H.app/Resources/Plug.bundle/Resources/Info-gnustep.plist", "{ CFBundleIdentifier = plug2; }")
+        try Self.buildAndCompare(t, read: 1, unchanged: 8)
     }
 
     @Test("a folder named with --bundle inside an unchanged bundle's quiet folders is found")
@@ -325,7 +363,7 @@ struct IncrementalBuildTests {
 }
 
 /// The incremental build passes over folders that `TreeWalker.nameMayBeBundle` and
-/// `entryMayLeadToBundle` rule out: they must never rule out a folder `isBundle` takes.
+/// `UnchangedWalkPlan.leadsOn` rule out: they must never rule out a folder `isBundle` takes.
 @Suite("Folders the incremental walk passes over")
 struct QuietFolderTests {
     @Test("every folder isBundle takes (but for --bundle) is one the quiet tests let through, over random listings")
@@ -335,7 +373,9 @@ struct QuietFolderTests {
         let names = ["Info.plist", "info.PLIST", "Info-gnustep.plist", "INFO-MACOS.plist", "Info-iphoneos.plist", "Contents",
                      "resources", "Resources", "Support Files", "SUPPORT FILES", "Current", "Versions", "a.png", "b.strings",
                      "x.lproj", "Info.plist.bak", "Informatio", "contentsX", "icon"]
-        let folders = ["X", "X.app", "X.APP", "Y.bundle", "Z.resources", "Libraries/gui/Versions/1", "Versions/A", "plain.d", "n.framework"]
+        // Folders whose names CF takes for another bundle's innards too (`leadsOn`).
+        let folders = ["X", "X.app", "X.APP", "Y.bundle", "Z.resources", "Libraries/gui/Versions/1", "Versions/A", "plain.d", "n.framework",
+                       "G.app/Resources", "M.app/Contents", "S/Support Files", "MyResources", "R.framework/Resources", "resources"]
         let kinds: [DirectoryEntry.Flags] = [[], [.directory], [.symlink], [.symlink, .symlinkToDirectory]]
         var random = SeededRandom(state: 7)
         let walker = TreeWalker()
@@ -353,9 +393,13 @@ struct QuietFolderTests {
             var skipped = 0
             guard walker.isBundle(path, entries: entries, skippedNames: &skipped, listings: listings) else { continue }
             bundles += 1
-            let letThrough = TreeWalker.nameMayBeBundle(path) || entries.contains(where: TreeWalker.entryMayLeadToBundle)
+            let letThrough = TreeWalker.nameMayBeBundle(path) || UnchangedWalkPlan.leadsOn(entries, path: path)
             #expect(letThrough, "round \(round): \(path) \(entries.map { ($0.name, $0.flags.rawValue) })")
         }
         #expect(bundles > 300)
+        // The innards rule passes over something: a GNUstep application's Resources.
+        let gnustep = [DirectoryEntry(name: "Info-gnustep.plist", flags: []), DirectoryEntry(name: "English.lproj", flags: .directory)]
+        #expect(!UnchangedWalkPlan.leadsOn(gnustep, path: root + "/G.app/Resources"))
+        #expect(UnchangedWalkPlan.leadsOn(gnustep, path: root + "/G.app/Other"))
     }
 }

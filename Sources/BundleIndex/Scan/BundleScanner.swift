@@ -230,4 +230,9 @@ struct BundleScanner {
     /// docs/search-pattern.md, "Which Info.plist file is read").
     static let infoPlistNames: Set<String> = ["info.plist", "info-macos.plist", "info-iphoneos.plist",
                                               "info-gnustep.plist"]
+
+    /// A file (not a folder) whose name is one of `infoPlistNames`, in any case.
+    static func isInfoPlistName(_ entry: DirectoryEntry) -> Bool {
+        !entry.isDirectory && infoPlistNames.contains(entry.name.lowercased())
+    }
 }

@@ -9,7 +9,7 @@
 /// folder its reached parent lists as a real directory; the top of the indexed tree
 /// (`Contents/Resources`) when every folder on the way is a real directory. The walk takes the
 /// stored listing of a reached folder it must enter: one that may be a bundle or lead the walk on
-/// by its name and listing (`TreeWalker.nameMayBeBundle`, `entryMayLeadToBundle`), that lists a
+/// by its name and listing (`TreeWalker.nameMayBeBundle`, `entryMayLeadToBundle`; see `leadsOn`), that lists a
 /// folder with no record (the walk would read that one), or that has a child it must enter; the
 /// root is always entered. The topmost reached folder of each subtree it need not enter is passed
 /// over, with everything below it.
@@ -66,7 +66,8 @@ enum UnchangedWalkPlan {
             if let parent { reachedChildren[parent] += 1 }
             let directory = directories[index]
             if entered[at] || directory.path.isEmpty || reachedChildren[at] != directory.entries.count(where: \.isDirectory)
-                || TreeWalker.nameMayBeBundle(directory.path) || directory.entries.contains(where: TreeWalker.entryMayLeadToBundle) {
+                || TreeWalker.nameMayBeBundle(directory.path)
+                || Self.leadsOn(directory.entries, path: directory.path.isEmpty ? bundle : bundle + "/" + directory.path) {
                 entered[at] = true
                 if let parent { entered[parent] = true }
             }
@@ -82,6 +83,20 @@ enum UnchangedWalkPlan {
         for index in directories.indices {
             directories[index].unchangedWalk = walk[directories[index].path] ?? .none
         }
+    }
+
+    /// Whether an entry of the folder at `path` (absolute) may make it a bundle or lead the walk on
+    /// (`TreeWalker.entryMayLeadToBundle`). An Info.plist name alone does not in a folder whose
+    /// path ends in `Contents`, `Resources` or `Support Files` and which holds no layout folder:
+    /// such a folder is flat, and CF takes a flat folder of that name for another bundle's innards
+    /// (`TreeWalker.isBundle`). That is every GNUstep application's `Resources`, which holds its
+    /// `Info-gnustep.plist`; the walk of a one-file build entered it in every unchanged bundle.
+    /// Whatever makes it otherwise changes the folder's listing, and so its stamp.
+    static func leadsOn(_ entries: [DirectoryEntry], path: String) -> Bool {
+        let leading = entries.filter(TreeWalker.entryMayLeadToBundle)
+        if leading.isEmpty { return false }
+        guard BundleScanner.isInnards(path) else { return true }
+        return leading.contains { !BundleScanner.isInfoPlistName($0) }
     }
 
     /// The flags of the entry called `name` in `entries` (byte order), nil when there is none.
