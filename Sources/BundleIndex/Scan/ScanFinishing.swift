@@ -38,7 +38,7 @@ extension BundleScanner {
             guard e.name.hasSuffix(".lproj"), e.name.utf16.count > 6 else { return nil }
             return String(e.name.dropLast(6))
         }
-        let infoPlists = unfinished.infoPlistFolderEntries.filter { !$0.isDirectory && infoPlistNames.contains($0.name.lowercased()) }
+        let infoPlists = unfinished.infoPlistFolderEntries.filter(isInfoPlistName)
         return PropertyListFilesToRead(infoPlistDirectoryRealPath: byPath[layout.infoPlistDirectory]?.realPath,
                                        infoPlists: infoPlists.map(\.name),
                                        stringsFiles: stringsFileNames(layout: layout, byPath: byPath))

@@ -194,7 +194,7 @@ struct TreeWalker {
                 infoEntries = listed
             }
         }
-        return infoEntries.contains { !$0.isDirectory && BundleScanner.infoPlistNames.contains($0.name.lowercased()) }
+        return infoEntries.contains(where: BundleScanner.isInfoPlistName)
     }
 
     /// Whether `name` ends in one of `bundleExtensions`, in any case.
@@ -229,7 +229,7 @@ struct TreeWalker {
             guard flags.contains(.directory) || flags.contains(.symlink) || flags.contains(.symlinkToDirectory) else { return false }
             return layoutFolderNames.contains(entry.name.lowercased())
         case 10, 16, 18, 19:
-            return !flags.contains(.directory) && BundleScanner.infoPlistNames.contains(entry.name.lowercased())
+            return BundleScanner.isInfoPlistName(entry)
         default:
             return false
         }
