@@ -66,5 +66,22 @@ struct FileSystemTests {
         // Both kinds of answer were compared.
         #expect(resolved > 50 && resolved < links.count + files.count)
     }
+
+    @Test("a link whose real path is over 1 KB long resolves as realpath(3)")
+    func realPathOfADeepLink() throws {
+        let root = makeTempDirectory(prefix: "realpath-deep")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // Twelve folders of 100-byte names: a real path of more than 1 200 bytes.
+        var folder = root
+        for i in 0..<12 {
+            folder += "/" + String(repeating: Character(String(i % 10)), count: 100)
+            #expect(mkdir(folder, 0o755) == 0)
+        }
+        #expect(mkdir(folder + "/target", 0o755) == 0)
+        #expect(symlink("target", folder + "/link") == 0)
+        let expected = try #require(FileSystem.realPath(folder + "/link"))
+        #expect(expected.utf8.count > 1_024)
+        #expect(FileSystem.realPath(of: "link", inRealDirectory: folder) == expected)
+    }
 }
 
