@@ -72,6 +72,9 @@ enum DirectoryReader {
                 // struct linux_dirent64: d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name.
                 let record = buffer + offset
                 let length = Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
+                // A record shorter than its fixed fields and one byte of name would never end
+                // the loop; no kernel writes one, but a listing must not hang on it either.
+                guard length >= 20, offset + length <= filled else { throw DirectoryReadError(path: path, errno: EIO) }
                 offset += length
                 guard record.loadUnaligned(as: UInt64.self) != 0 else { continue }
                 let type = record.load(fromByteOffset: 18, as: UInt8.self)
