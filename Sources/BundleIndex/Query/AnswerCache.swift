@@ -210,8 +210,12 @@ struct TransactionMemo<Value: Sendable>: ~Copyable, Sendable {
 /// made before, but without outliving a change of the index). An identifier is kept under its
 /// bytes as a path is.
 final class OpenedBundles: Sendable {
-    /// At most this many bundles; when full, it starts again empty.
-    static let capacity = 1024
+    /// At most this many bundles; when full, it starts again empty. With 1 024, the real mix of
+    /// gen-tree's real profile at 1M (about 9 000 bundles) emptied it over and over, and a repeat
+    /// open read the index again: 2.1 µs instead of 0.21 µs. A kept bundle costs about 0.9 KB
+    /// (10 000 opens of distinct bundles: peak RSS 90.1 MB against 82.0 MB with 1 024), so a
+    /// full table about 15 MB (docs/performance.md, "Opened bundles: 16 384 kept").
+    static let capacity = 16_384
 
     /// Paths (as given, made absolute) → the plans opened by that spelling, one per context.
     /// Made with room for 64 bundles: growing from empty, its rehashing cost ~900 instructions per
