@@ -43,10 +43,28 @@ final class BundleFolder {
         let rc: Int32
         if owned {
             rc = relative.isEmpty ? fstat(fd, &st) : fstatat(fd, relative, &st, 0)
+        } else if relative.isEmpty {
+            rc = fstatat(fd, name, &st, 0)
         } else {
-            rc = fstatat(fd, relative.isEmpty ? name : name + "/" + relative, &st, 0)
+            rc = Self.withJoined(name, relative) { fstatat(fd, $0, &st, 0) }
         }
         return rc == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
+    }
+
+    /// `body` given `first/second` as a C string on the stack (a stamp's path below the parent
+    /// folder; joining the two as Strings allocated once per stamp), or in a String when it is
+    /// longer than 1 KiB.
+    private static func withJoined<R>(_ first: String, _ second: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        let length = first.utf8.count + 1 + second.utf8.count
+        guard length < 1024 else { return (first + "/" + second).withCString(body) }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer in
+            var at = 0
+            for byte in first.utf8 { buffer[at] = CChar(bitPattern: byte); at += 1 }
+            buffer[at] = CChar(bitPattern: UInt8(ascii: "/")); at += 1
+            for byte in second.utf8 { buffer[at] = CChar(bitPattern: byte); at += 1 }
+            buffer[at] = 0
+            return body(buffer.baseAddress!)
+        }
     }
 
     func allMatch(_ stamps: [FileStamp]) -> Bool {
