@@ -9,10 +9,10 @@
 /// folder its reached parent lists as a real directory; the top of the indexed tree
 /// (`Contents/Resources`) when every folder on the way is a real directory. The walk takes the
 /// stored listing of a reached folder it must enter: one that may be a bundle or lead the walk on
-/// by its name and listing (`TreeWalker.nameMayBeBundle`, `entryMayLeadToBundle`; see `leadsOn`), that lists a
-/// folder with no record (the walk would read that one), or that has a child it must enter; the
-/// root is always entered. The topmost reached folder of each subtree it need not enter is passed
-/// over, with everything below it.
+/// by its name and listing (`TreeWalker.nameMayBeBundle`, `leadsOn`), that lists a folder with no
+/// record (the walk would read that one), or that has a child it must enter; the root is always
+/// entered. The topmost reached folder of each subtree it need not enter is passed over, with
+/// everything below it.
 enum UnchangedWalkPlan {
     static func apply(to directories: inout [ScannedDirectory], bundle: String) {
         // A parent's path is shorter than its children's, so one pass in that order decides

@@ -24,7 +24,8 @@ package enum FileSystem {
     /// `FileSystemTests.realPathOfLinks` compares both with `realpath(3)` on random trees of links.
     package static func realPath(of name: String, inRealDirectory directory: String) -> String? {
         let fd = open((directory == "/" ? "" : directory) + "/" + name, openPath | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        // The walk decides every failure too: out of descriptors is no answer about the path.
+        guard fd >= 0 else { return realPathPastDirectory(of: name, inRealDirectory: directory) }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = buffer.withUnsafeMutableBytes { readlink("/proc/self/fd/\(fd)", $0.baseAddress!, $0.count) }
