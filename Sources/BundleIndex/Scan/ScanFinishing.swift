@@ -123,8 +123,9 @@ extension BundleScanner {
     /// The path of the entry `name` of the folder whose real path is `folder`: the entry's real
     /// path unless it is a link itself.
     static func realPath(of name: String, in folder: String) -> String {
-        (folder == "/" ? "" : folder) + "/" + name
-    }}
+        PathText.child(name, of: folder)
+    }
+}
 
 /// The property-list files a scan found to read.
 private struct PropertyListFilesToRead {

@@ -23,7 +23,7 @@ package enum FileSystem {
     /// the links past `directory` are followed one by one (`realPathPastDirectory`).
     /// `FileSystemTests.realPathOfLinks` compares both with `realpath(3)` on random trees of links.
     package static func realPath(of name: String, inRealDirectory directory: String) -> String? {
-        let fd = open((directory == "/" ? "" : directory) + "/" + name, openPath | O_CLOEXEC)
+        let fd = open(PathText.child(name, of: directory), openPath | O_CLOEXEC)
         // The walk decides every failure too: out of descriptors is no answer about the path.
         guard fd >= 0 else { return realPathPastDirectory(of: name, inRealDirectory: directory) }
         defer { close(fd) }
