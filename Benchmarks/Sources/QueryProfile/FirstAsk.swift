@@ -12,6 +12,7 @@
 //   open-loop  the bundles opened 300 times more, each round through a new reader, untimed (perf);
 //              open-loop-apple: the same under the apple profile
 //   touched    as engine, every page of the index read first (`storageUse`): opens without faults
+//   warmed     as engine, the reader warmed first (`IndexReader.warmUp`, timed and reported)
 //   tail / tail-ordered  every path lookup once through the public API, shuffled (ShapeMatrix's
 //              order) or in the file's: percentiles over all cells, the share of time above p90,
 //              and the slowest asks, marked when the thread was switched out or took a fault;
@@ -46,6 +47,11 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
     var bundles: [String: IndexedBundle] = [:]
     var openTimes: [UInt64] = []
     if mode == "touched" { _ = try reader.storageUse() }
+    if mode == "warmed" {
+        let t0 = nanoseconds()
+        let bytes = try reader.warmUp()
+        print(String(format: "warm-up: %.1f MiB mapped in %.2f ms", Double(bytes) / 1_048_576, Double(nanoseconds() - t0) / 1e6))
+    }
     let openFaults = minorFaults()
     for path in Set(cases.map(\.bundle)).sorted() {
         let t0 = nanoseconds()

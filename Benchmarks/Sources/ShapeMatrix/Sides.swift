@@ -105,6 +105,8 @@ struct Measurement<S: Side> {
     static var openCell: String { "open by path" }
     /// Opening the bundles only the real mix asks of.
     static var openMixCell: String { "open by path · other bundles of the real mix" }
+    /// `IndexReader.warmUp` before anything else (`measure --warm-up yes`), once per process.
+    static var warmUpCell: String { "warm-up of the reader (once)" }
 
     let side: S
     let lookups: [ShapeCase]

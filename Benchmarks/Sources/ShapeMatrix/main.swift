@@ -9,8 +9,11 @@
 //       --mix adds a tree's queries.jsonl as the cell "real mix" (every lookup of it, or
 //       --mix-lookups N of them); --differing FILE keeps the lookups the two answer differently.
 //   ShapeMatrix measure --side foundation|foundation-linux|apple --cases FILE [--index DIR] [--repeats R] [--seed S]
+//                      [--warm-up yes]
 //       In this (fresh) process: opens the bundles, asks every lookup once, then R times more;
 //       prints per cell the mean and median ns of first asks and of repeat asks (JSON).
+//       --warm-up yes: the index sides warm their reader first (`IndexReader.warmUp`, timed in
+//       a cell of its own), as a long-lived process would; Foundation has nothing to warm.
 import BenchSupport
 import BundleIndex
 import Foundation
@@ -120,8 +123,15 @@ func measure() throws {
         guard let parsed = SearchContext.Profile(rawValue: profile) else { fail("unknown side \(profile)") }
         let reader = try IndexReader(path: option("index"))
         let context: SearchContext = parsed == .apple ? .apple(languages: ["en"]) : .foundationLinux
+        var warmUp: Double?
+        if options["warm-up"] == "yes" {
+            let start = monotonicNanoseconds()
+            try reader.warmUp()
+            warmUp = Double(monotonicNanoseconds() - start)
+        }
         times = try Measurement(side: IndexSide(reader: reader, context: context), lookups: lookups,
                                 repeats: repeats, seed: seed).run()
+        if let warmUp { times[Measurement<IndexSide>.warmUpCell] = CellTimes(first: [warmUp], repeated: [warmUp]) }
         // By identifier: only the index can open an unloaded bundle that way.
         var identifiers: [String] = []
         for path in Set(lookups.map(\.bundle)).sorted() {

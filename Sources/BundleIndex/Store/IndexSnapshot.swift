@@ -66,6 +66,17 @@ package struct IndexSnapshot {
         }
     }
 
+    /// An address inside the index's map: where the first meta record's value lies
+    /// (`IndexReader.warmUp` looks up the mapping holding it).
+    func addressInMap() throws -> UnsafeRawPointer? {
+        var found: UnsafeRawPointer?
+        try txn.scan(store.meta, prefix: []) { _, value in
+            found = value.baseAddress
+            return false
+        }
+        return found
+    }
+
     /// Bundle paths whose Info.plist declares `identifier`, in byte order.
     func bundlePaths(identifier: String) throws -> [String] {
         var out: [String] = []
