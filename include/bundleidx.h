@@ -99,6 +99,16 @@ int bundleidx_open(const char *index_dir, const char *profile, bundleidx_index *
 void bundleidx_close(bundleidx_index *index);
 
 /*
+ * Maps the whole index into this process now, so that later lookups never pay for touching a
+ * page of it for the first time (a page fault each). For a long-lived program that will open
+ * many bundles of a large index: it costs about 0.4 microseconds per 4 KiB of index, once; a
+ * program making a few lookups should not call it. Stores the bytes mapped in *out_bytes
+ * (when not NULL): 0 where the kernel cannot (Linux before 5.14), which is not an error.
+ * Pages a later build or watcher commit adds are mapped by the next call.
+ */
+int bundleidx_warm_up(bundleidx_index *index, size_t *out_bytes);
+
+/*
  * Sets the preferred languages of the apple profile for bundles opened from now on, most
  * preferred first, comma-separated ("fr-CA,en"), as `--lang` does. NULL or "": the
  * environment's languages again. BUNDLEIDX_ERR_ARGUMENT under the foundation-linux profile,

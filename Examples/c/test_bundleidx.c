@@ -92,6 +92,13 @@ static void test_open_errors(const char *damaged, const char *foreign) {
     bundleidx_free_paths(NULL, 0);
 }
 
+static void test_warm_up(bundleidx_index *index) {
+    size_t bytes = 1;
+    CHECK(bundleidx_warm_up(NULL, &bytes) == BUNDLEIDX_ERR_ARGUMENT && bytes == 0);
+    CHECK(bundleidx_warm_up(index, &bytes) == 0 && bytes >= 4096 && bytes % 4096 == 0);
+    CHECK(bundleidx_warm_up(index, NULL) == 0);
+}
+
 static void test_bundle_open(bundleidx_index *index) {
     bundleidx_bundle *bundle = (bundleidx_bundle *)&bundle;
     CHECK(bundleidx_bundle_open(index, "com.example.ctest", &bundle) == 0 && bundle != NULL);
@@ -298,6 +305,7 @@ int main(int argc, char **argv) {
         printf("%d passed, %d failed\n", passed, failed);
         return 1;
     }
+    test_warm_up(index);
     test_bundle_open(index);
     bundleidx_bundle *app = NULL;
     CHECK(bundleidx_bundle_open(index, "com.example.ctest", &app) == 0);

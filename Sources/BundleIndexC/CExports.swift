@@ -36,6 +36,20 @@ public func bundleidxClose(_ index: OpaquePointer?) {
     Unmanaged<IndexHandle>.handle(index)?.release()
 }
 
+/// Maps the whole index into the process (`bundleidx_warm_up`; `IndexReader.warmUp`).
+@c(bundleidx_warm_up)
+public func bundleidxWarmUp(_ index: OpaquePointer?, _ outBytes: UnsafeMutablePointer<Int>?) -> Int32 {
+    outBytes?.pointee = 0
+    guard let handle = Unmanaged<IndexHandle>.handle(index)?.takeUnretainedValue() else { return CResult.argument }
+    do {
+        let bytes = try handle.reader.warmUp()
+        outBytes?.pointee = bytes
+        return CResult.ok
+    } catch {
+        return CResult.code(for: error)
+    }
+}
+
 /// Sets the apple profile's languages for bundles opened later (`bundleidx_set_languages`).
 @c(bundleidx_set_languages)
 public func bundleidxSetLanguages(_ index: OpaquePointer?, _ commaSeparated: CString?) -> Int32 {
