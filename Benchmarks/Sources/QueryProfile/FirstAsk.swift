@@ -12,7 +12,8 @@
 //   open-loop  the bundles opened 300 times more, each round through a new reader, untimed (perf);
 //              open-loop-apple: the same under the apple profile
 //   touched    as engine, every page of the index read first (`storageUse`): opens without faults
-//   warmed     as engine, the reader warmed first (`IndexReader.warmUp`, timed and reported)
+//   warmed     as engine, the reader warmed first (`IndexReader.warmUp`, timed and reported);
+//              any other mode with `+warm` after it (`tail+warm`) also warms the reader first
 //   tail / tail-ordered  every path lookup once through the public API, shuffled (ShapeMatrix's
 //              order) or in the file's: percentiles over all cells, the share of time above p90,
 //              and the slowest asks, marked when the thread was switched out or took a fault;
@@ -39,7 +40,9 @@ func nanoseconds() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
-func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
+func firstAsk(reader: IndexReader, casesPath: String, mode named: String) throws {
+    let warm = named == "warmed" || named.hasSuffix("+warm")
+    let mode = named.hasSuffix("+warm") ? String(named.dropLast(5)) : named
     let decoder = JSONDecoder()
     let cases = try String(contentsOfFile: casesPath, encoding: .utf8).split(separator: "\n")
         .map { try decoder.decode(ShapeCase.self, from: Data($0.utf8)) }
@@ -47,7 +50,7 @@ func firstAsk(reader: IndexReader, casesPath: String, mode: String) throws {
     var bundles: [String: IndexedBundle] = [:]
     var openTimes: [UInt64] = []
     if mode == "touched" { _ = try reader.storageUse() }
-    if mode == "warmed" {
+    if warm {
         let t0 = nanoseconds()
         let bytes = try reader.warmUp()
         print(String(format: "warm-up: %.1f MiB mapped in %.2f ms", Double(bytes) / 1_048_576, Double(nanoseconds() - t0) / 1e6))

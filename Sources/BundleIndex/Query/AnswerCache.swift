@@ -112,14 +112,18 @@ struct AnswerTable {
     /// plus one (0: free), at most half full.
     private var slots: [UInt16] = []
 
-    /// Queries asked in this transaction: one bit per value of a digest's low 12 bits, made at
-    /// the bundle's first ask (512 bytes).
+    /// Queries asked in this transaction: one bit per value of a digest's low 10 bits, made at
+    /// the bundle's first ask (128 bytes). Two queries sharing a bit cost at most a store
+    /// made one ask early, never a wrong answer. Fresh memory costs a page fault per 4 KiB
+    /// (5–9 µs here), and most bundles of a large index get a few asks: at 512 bytes the
+    /// bits, with room for 16 answers, were ~2 KiB per bundle's first ask (docs/performance.md,
+    /// "Fresh memory at a bundle's first ask").
     private var asked: [UInt64] = []
 
     /// Marks the digest as asked; returns whether it was already.
     mutating func markAsked(_ digest: UInt64) -> Bool {
-        if asked.isEmpty { asked = Array(repeating: 0, count: 64) }
-        let bit = Int(truncatingIfNeeded: digest) & 4095
+        if asked.isEmpty { asked = Array(repeating: 0, count: 16) }
+        let bit = Int(truncatingIfNeeded: digest) & 1023
         let word = asked[bit >> 6], mask = UInt64(1) << UInt64(bit & 63)
         asked[bit >> 6] = word | mask
         return word & mask != 0
@@ -127,6 +131,9 @@ struct AnswerTable {
 
     /// Up to this many entries, a look-up compares their digests in turn.
     private static let scanned = 16
+
+    /// The entries room is made for at the first.
+    private static let firstRoom = 4
 
     init(transaction: UInt64 = 0) { self.transaction = transaction }
 
@@ -156,11 +163,14 @@ struct AnswerTable {
     }
 
     mutating func append(_ entry: Entry) {
-        if entries.isEmpty {
-            // Room for the scanned entries at once: grown from one, the list was copied four
-            // times on the way, each copy written to fresh memory.
-            entries.reserveCapacity(Self.scanned)
-            digests.reserveCapacity(Self.scanned)
+        // Room for a few entries at first, then for all the scanned ones at once: grown from
+        // one, the list was copied at every doubling, each copy written to fresh memory; room
+        // for the scanned ones at first (1.4 KiB) was mostly never used, most bundles of a
+        // large index keeping one or two answers.
+        if entries.isEmpty || entries.count == Self.firstRoom {
+            let room = entries.isEmpty ? Self.firstRoom : Self.scanned
+            entries.reserveCapacity(room)
+            digests.reserveCapacity(room)
         }
         digests.append(entry.digest)
         entries.append(entry)

@@ -56,7 +56,9 @@ struct DirectoryTables: ~Copyable, Sendable {
             if slots.isEmpty || slots[slot(hash)] == nil {
                 if 2 * (directories + 1) > slots.count {
                     let old = slots
-                    slots = Array(repeating: nil, count: max(16, 2 * slots.count))
+                    // Four at first: most bundles of a large index are asked of one or two
+                    // directories, and fresh memory costs a page fault per 4 KiB.
+                    slots = Array(repeating: nil, count: max(4, 2 * slots.count))
                     for case let held? in old { slots[slot(held.hash)] = held }
                 }
                 directories += 1
