@@ -57,15 +57,26 @@ struct WarmUpTests {
         let block = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 4096)
         defer { block.deallocate() }
         let address = UInt(bitPattern: block) + 4096
-        let (start, end) = try #require(ProcessMappings.mapping(containing: address))
-        #expect(start <= address && address < end)
+        let mapping = try #require(ProcessMappings.mapping(containing: address))
+        #expect(mapping.start <= address && address < mapping.end)
         #expect(ProcessMappings.mapping(containing: 0) == nil)
+
+        // A file mapped from its second page on: the mapping names that offset.
+        let f = try BundleFixture(["F.app/blob": String(repeating: "x", count: 3 * 4096)])
+        let fd = open(f.root + "/F.app/blob", O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let mapped = try #require(mmap(nil, 2 * 4096, PROT_READ, MAP_SHARED, fd, 4096))
+        try #require(mapped != MAP_FAILED)
+        defer { munmap(mapped, 2 * 4096) }
+        let file = try #require(ProcessMappings.mapping(containing: UInt(bitPattern: mapped) + 4096))
+        #expect(file.start == UInt(bitPattern: mapped) && file.end == file.start + 2 * 4096 && file.fileOffset == 4096)
     }
 
     /// The resident bytes of the reader's map of `data.mdb` (`Rss` in /proc/self/smaps).
     static func residentBytes(of reader: IndexReader) throws -> Int {
         let inMap = try #require(try reader.store.read { try $0.addressInMap() })
-        let (start, _) = try #require(ProcessMappings.mapping(containing: UInt(bitPattern: inMap)))
+        let start = try #require(ProcessMappings.mapping(containing: UInt(bitPattern: inMap))).start
         // Read to the end: the file's size reads as 0.
         let file = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
         defer { try? file.close() }

@@ -17,9 +17,13 @@ extension LMDBEnvironment {
     package func populateMap(containing inMap: UnsafeRawPointer) -> Int {
         // LMDB names where it mapped the file only for MDB_FIXEDMAP (`me_mapaddr`); the
         // process's list of mappings names it always.
-        guard let (start, end) = ProcessMappings.mapping(containing: UInt(bitPattern: inMap)) else { return 0 }
-        let bytes = min(usedBytes(), Int(end - start))
-        guard bytes > 0, let base = UnsafeMutableRawPointer(bitPattern: start) else { return 0 }
+        // The mapping's offset in the file names where the file begins, should the map have
+        // been split in several mappings.
+        guard let mapping = ProcessMappings.mapping(containing: UInt(bitPattern: inMap)),
+              mapping.fileOffset <= mapping.start else { return 0 }
+        let fileStart = mapping.start - mapping.fileOffset
+        let bytes = min(usedBytes(), Int(mapping.end - fileStart))
+        guard bytes > 0, let base = UnsafeMutableRawPointer(bitPattern: fileStart) else { return 0 }
         // LMDB advised the map MADV_RANDOM (MDB_NORDAHEAD): a page not in the page cache would
         // be read from the disk alone. Asking for the whole range ahead first reads it in large
         // requests, and costs little when it is cached already.
@@ -30,16 +34,24 @@ extension LMDBEnvironment {
 
 /// This process's memory mappings, as /proc/self/maps lists them.
 enum ProcessMappings {
-    /// The mapping holding `address`: its first address and the one past its end.
-    static func mapping(containing address: UInt) -> (UInt, UInt)? {
+    /// One line of /proc/self/maps: a mapping's first address, the one past its end, and
+    /// the offset in its file (0 for memory that is not a file's).
+    struct Mapping {
+        let start: UInt
+        let end: UInt
+        let fileOffset: UInt
+    }
+
+    /// The mapping holding `address`.
+    static func mapping(containing address: UInt) -> Mapping? {
         guard let text = procSelfMaps() else { return nil }
         for line in text.split(separator: UInt8(ascii: "\n")) {
-            // `start-end perms offset device inode path`, addresses in hexadecimal.
-            guard let dash = line.firstIndex(of: UInt8(ascii: "-")),
-                  let space = line[dash...].firstIndex(of: UInt8(ascii: " ")),
-                  let start = hexadecimal(line[line.startIndex..<dash]),
-                  let end = hexadecimal(line[(dash + 1)..<space]) else { continue }
-            if address >= start && address < end { return (start, end) }
+            // `start-end perms offset device inode path`, numbers in hexadecimal.
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: true)
+            guard fields.count >= 3, let dash = fields[0].firstIndex(of: UInt8(ascii: "-")),
+                  let start = hexadecimal(fields[0][..<dash]), let end = hexadecimal(fields[0][(dash + 1)...]),
+                  let offset = hexadecimal(fields[2]) else { continue }
+            if address >= start && address < end { return Mapping(start: start, end: end, fileOffset: offset) }
         }
         return nil
     }
