@@ -56,9 +56,11 @@ struct DirectoryTables: ~Copyable, Sendable {
             if slots.isEmpty || slots[slot(hash)] == nil {
                 if 2 * (directories + 1) > slots.count {
                     let old = slots
-                    // Four at first: most bundles of a large index are asked of one or two
-                    // directories, and fresh memory costs a page fault per 4 KiB.
-                    slots = Array(repeating: nil, count: max(4, 2 * slots.count))
+                    // Sixteen at first. Four spared 0.3 KiB of fresh memory per bundle (a
+                    // quarter of the page faults left at a first ask at 1M) but cost the tables
+                    // two more growths, a malloc more per lookup at the gate's p90
+                    // (docs/performance.md, "Fresh memory at a bundle's first ask").
+                    slots = Array(repeating: nil, count: max(16, 2 * slots.count))
                     for case let held? in old { slots[slot(held.hash)] = held }
                 }
                 directories += 1
