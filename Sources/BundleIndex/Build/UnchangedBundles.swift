@@ -58,8 +58,14 @@ struct UnchangedBundles {
         // Stamps from the second before the scan began, or later, may hide a second change.
         let trustedBefore = (record.scannedAt &- 1) &* 1_000_000_000
         guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }),
-              directories.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = folders.folder(path),
-              folder.allMatch(record.stamps),
+              directories.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = folders.folder(path)
+        else { return nil }
+        // The folder holding Info.plist (`Resources`, `Contents`, `Support Files`), when it is a
+        // link, is read past once, where it leads: Debian links each GNUstep application's to its
+        // folder under share/. Worth a `readlink` only when several stamps lie below it.
+        let top = record.layout.infoPlistDirectory
+        if !top.isEmpty && directories.count >= Self.stampsWorthALink { folder.follow(top) }
+        guard folder.allMatch(record.stamps),
               directories.allSatisfy({ folder.modificationTime($0.path) == $0.modificationTime }) else { return nil }
         // Every strings table's own time against its table record's; what the walk takes or
         // passes over, as the scan decided it (`UnchangedWalkPlan`, format 15). A listing is
@@ -88,6 +94,10 @@ struct UnchangedBundles {
         }
         return Reuse(listings: listings, skipped: skipped, resources: resources)
     }
+
+    /// Below this many directory records a bundle's inner folder is read as a path, link or
+    /// not: a `readlink` and an open cost about four `stat`s' worth of link resolving.
+    private static let stampsWorthALink = 4
 
     /// `path`, relative to the bundle, made absolute.
     private static func absolute(_ path: String, in bundle: String) -> String {
