@@ -334,7 +334,12 @@ package final class IndexStore: @unchecked Sendable {
         var growths = 0
         while true {
             do {
-                let result = try environment.write { txn in try body(IndexWriter(store: self, txn: txn)) }
+                let result = try environment.write { txn in
+                    let writer = try IndexWriter(store: self, txn: txn)
+                    let result = try body(writer)
+                    try writer.writeHeldRecords()
+                    return result
+                }
                 coverUsedPages()
                 return result
             } catch LMDBError.mapFull where growths < Self.mapGrowthsPerWrite {
