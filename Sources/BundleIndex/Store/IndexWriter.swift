@@ -191,12 +191,12 @@ package struct IndexWriter {
 /// together in key order. Written as each bundle was scanned, they lay among its resource and
 /// strings records all over the file, so that the first open of each bundle in a process took a
 /// page fault of its own; written together, they fill a run of pages, and the kernel maps the
-/// neighbours of a page it faults in (0.67 → 0.20 faults per first open on the real corpus
+/// neighbours of a page it faults in (0.62 → 0.15 faults per first open on the real corpus
 /// ×19; docs/performance.md, "The bundles database laid out together"). At most
 /// `byteLimit` bytes are held: a tree with more bundle records (gen-tree's 1M has 28 MiB)
 /// gets that much written together, the rest as it comes; holding them all would add their
-/// size to a build's peak memory, and at 1M their pages are too many for the run to spare
-/// many faults (0.29 → 0.21 per open with every record held).
+/// size to a build's peak memory, and at 1M their pages are too many for runs to spare many
+/// faults (0.29 → 0.21 per open with every record written in runs of 8 MiB).
 final class HeldBundleRecords {
     /// Bundle paths (the keys) in the order they came, the walk's (nearly byte order, so that
     /// sorting them costs little), their records, and where each path is.
