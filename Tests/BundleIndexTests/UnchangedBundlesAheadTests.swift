@@ -34,6 +34,23 @@ struct UnchangedBundlesAheadTests {
         #expect(found != found.sorted(by: byteOrder), "the fixture tells the walk's order from byte order")
     }
 
+    @Test("the walk's order compares bytes with `/` below every other byte, over random paths")
+    func walkOrderOverRandomPaths() {
+        // The order stated over the bytes as a sequence, against the comparison in the buffers.
+        func stated(_ a: String, _ b: String) -> Bool {
+            let slash = UInt8(ascii: "/")
+            return a.utf8.lexicographicallyPrecedes(b.utf8) { x, y in x == slash ? y != slash : (y != slash && x < y) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "b", "-", ".", "/", " ", "é", "e\u{301}", "~", "0"]
+        func path() -> String { (0..<Int.random(in: 0...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined() }
+        for _ in 0..<20_000 {
+            let a = path(), b = Bool.random(using: &generator) ? path() : a + path()
+            #expect(UnchangedBundlesAhead.walkOrder(a, b) == stated(a, b), "\(a.debugDescription) \(b.debugDescription)")
+            #expect(UnchangedBundlesAhead.walkOrder(b, a) == stated(b, a), "\(b.debugDescription) \(a.debugDescription)")
+        }
+    }
+
     @Test("its answers are the walk's own checks, whatever order they are asked in and whichever bundles are passed over")
     func answersAreTheWalksOwn() throws {
         let t = try IncrementalBuildTests.Tree(Self.manyBundles(150), links: [:])

@@ -148,10 +148,17 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
     /// The order in which `TreeWalker` finds bundles: depth first, the entries of a directory
     /// in byte order. That is byte order of the paths with `/` below every other byte: `a/b`
     /// comes before `a-b` (the walk finishes `a` before it reaches its sibling `a-b`).
+    /// The bytes are compared in the strings' own buffers: through `String.UTF8View` the
+    /// sort of a one-file build's 8 200 paths took ~0.5 % of its samples, before the walk began.
     static func walkOrder(_ a: String, _ b: String) -> Bool {
         let slash = UInt8(ascii: "/")
-        return a.utf8.lexicographicallyPrecedes(b.utf8) { x, y in
-            x == slash ? y != slash : (y != slash && x < y)
+        return a.withUTF8Bytes { x in
+            b.withUTF8Bytes { y in
+                for i in 0..<min(x.count, y.count) where x[i] != y[i] {
+                    return x[i] == slash || (y[i] != slash && x[i] < y[i])
+                }
+                return x.count < y.count
+            }
         }
     }
 }
