@@ -50,6 +50,44 @@ struct LinkedResourcesTests {
         #expect(flat.modificationTime("Images/icon.png") == through.modificationTime("Resources/Images/icon.png"))
     }
 
+    @Test("the bundle a link leads to takes the times read through it only when they are exactly its own stamps")
+    func vouchedTimes() throws {
+        let f = try BundleFixture(Self.tree, links: Self.links)
+        let times = LinkedFolderTimes()
+        let relatives = ["", "English.lproj", "French.lproj/Localizable.strings", "Images", "Info-gnustep.plist"]
+        // The application, through its link: every stamp read from the disk and recorded.
+        let appParents = ParentFolders()
+        let app = try #require(appParents.folder(f.root + "/" + Self.application))
+        app.share(times, trusting: true)
+        #expect(app.follow("Resources"))
+        let read = relatives.map { app.modificationTime($0.isEmpty ? "Resources" : "Resources/" + $0) }
+        #expect(!read.contains(0))
+        #expect(app.finish())
+
+        func shared(_ stamps: [(String, UInt64)]) throws -> (matched: Bool, settled: Bool) {
+            let parents = ParentFolders()
+            let folder = try #require(parents.folder(f.root + "/" + Self.shared))
+            folder.share(times, trusting: true)
+            let matched = stamps.allSatisfy { folder.matches($0.0, $0.1) }
+            return (matched, folder.finish())
+        }
+        // The same stamps, in another order: taken on trust, and settled.
+        #expect(try shared(Array(zip(relatives, read).reversed())) == (true, true))
+        // One time differs, one stamp is missing, one is added: each is taken, none settles.
+        var wrong = Array(zip(relatives, read))
+        wrong[2].1 += 1
+        #expect(try shared(wrong) == (true, false))
+        #expect(try shared(Array(zip(relatives, read).dropLast())) == (true, false))
+        #expect(try shared(Array(zip(relatives, read)) + [("German.lproj", read[1])]) == (true, false))
+        // Not trusting: read from the disk, as any other folder.
+        let parents = ParentFolders()
+        let plain = try #require(parents.folder(f.root + "/" + Self.shared))
+        plain.share(times, trusting: false)
+        #expect(!plain.matches("Images", read[3] + 1))
+        #expect(plain.matches("Images", read[3]))
+        #expect(plain.finish())
+    }
+
     @Test("a table rewritten past the link is read again in both bundles; a link pointed elsewhere is seen")
     func changesPastTheLink() throws {
         let t = try IncrementalBuildTests.Tree(Self.tree, links: Self.links)

@@ -134,7 +134,8 @@ final class ScanPipeline: @unchecked Sendable {
             guard let index else { return try walker.walk(root: root) { try self.hand(.scanned($0)) } }
             return try index.read { snapshot in
                 let unchanged = UnchangedBundles(snapshot: snapshot, root: root)
-                let ahead = UnchangedBundlesAhead(bundles: indexed, root: root, index: index)
+                let ahead = UnchangedBundlesAhead(bundles: indexed, root: root, index: index,
+                                                  linkedTimes: unchanged.linkedTimes)
                 defer { ahead.stop() }
                 walker.unchanged = { path in
                     guard let reuse = ahead.reuse(path, otherwise: unchanged.reuse) else { return nil }

@@ -15,10 +15,13 @@ struct UnchangedBundles {
     /// The stamps are read through the folder holding each bundle (`ParentFolders`), kept open
     /// between questions: one `UnchangedBundles` per thread.
     private let folders = ParentFolders()
+    /// What checks read below linked folders, shared by the build's checking threads.
+    let linkedTimes: LinkedFolderTimes
 
-    init(snapshot: IndexSnapshot, root: String) {
+    init(snapshot: IndexSnapshot, root: String, linkedTimes: LinkedFolderTimes = LinkedFolderTimes()) {
         self.snapshot = snapshot
         self.root = root
+        self.linkedTimes = linkedTimes
     }
 
     /// What the build keeps of an unchanged bundle.
@@ -45,7 +48,7 @@ struct UnchangedBundles {
         (try? check(path)) ?? nil
     }
 
-    private func check(_ path: String) throws -> Reuse? {
+    private func check(_ path: String, trusting: Bool = true) throws -> Reuse? {
         // Every record carries a stamp of the bundle root; one without it was written before the
         // root and Info.plist folders outside the resource tree were stamped, and is read again.
         guard let record = try snapshot.bundleStamps(path: path), record.root == root else { return nil }
@@ -63,10 +66,13 @@ struct UnchangedBundles {
         // The folder holding Info.plist (`Resources`, `Contents`, `Support Files`), when it is a
         // link, is read past once, where it leads: Debian links each GNUstep application's to its
         // folder under share/. Worth a `readlink` only when several stamps lie below it.
+        // What a bundle checked before read through its link to this folder is taken on trust,
+        // and settled at the end (`BundleFolder.finish`).
+        folder.share(linkedTimes, trusting: trusting)
         let top = record.layout.infoPlistDirectory
         if !top.isEmpty && directories.count >= Self.stampsWorthALink { folder.follow(top) }
         guard folder.allMatch(record.stamps),
-              directories.allSatisfy({ folder.modificationTime($0.path) == $0.modificationTime }) else { return nil }
+              directories.allSatisfy({ folder.matches($0.path, $0.modificationTime) }) else { return nil }
         // Every strings table's own time against its table record's; what the walk takes or
         // passes over, as the scan decided it (`UnchangedWalkPlan`, format 15). A listing is
         // decoded only for a folder the walk enters.
@@ -79,7 +85,7 @@ struct UnchangedBundles {
                 let relative = PathText.join(directory.path, name)
                 guard let stamp = try snapshot.stringsTableModificationTime(bundle: record.id, StringsKey.Table(relative)),
                       stamp < trustedBefore else { return false }
-                return folder.modificationTime(relative) == stamp
+                return folder.matches(relative, stamp)
             })
             guard tablesMatch else { return nil }
             switch directory.unchangedWalk {
@@ -92,6 +98,8 @@ struct UnchangedBundles {
                 break
             }
         }
+        // Taken on trust and not the times the linked bundle read: read them from the disk.
+        guard folder.finish() else { return try check(path, trusting: false) }
         return Reuse(listings: listings, skipped: skipped, resources: resources)
     }
 

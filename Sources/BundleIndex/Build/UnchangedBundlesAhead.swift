@@ -49,13 +49,13 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
 
     /// Starts checking `bundles` (paths the index holds under `root`, any order) against the
     /// disk, in a read snapshot of `index` of its own. Call `stop()` when the walk is over.
-    init(bundles: [String], root: String, index: IndexStore) {
+    init(bundles: [String], root: String, index: IndexStore, linkedTimes: LinkedFolderTimes = LinkedFolderTimes()) {
         order = bundles.sorted(by: Self.walkOrder)
         position = Dictionary(order.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         answers = Array(repeating: nil, count: order.count)
         let thread = Thread { [self] in
             // A snapshot that cannot be opened leaves every check to the walk.
-            _ = try? index.read { snapshot in check(UnchangedBundles(snapshot: snapshot, root: root)) }
+            _ = try? index.read { snapshot in check(UnchangedBundles(snapshot: snapshot, root: root, linkedTimes: linkedTimes)) }
             condition.lock()
             finished = true
             checking = nil

@@ -1,3 +1,5 @@
+import Synchronization
+
 import Glibc
 
 extension FileStamp {
@@ -46,6 +48,48 @@ final class BundleFolder {
     /// A folder of the bundle that is a symbolic link, held open where it leads (`follow`).
     private var linked: (name: String, fd: Int32)?
 
+    /// The build's record of times read below linked folders (`share`).
+    private var times: LinkedFolderTimes?
+    /// The folder `linked` leads to, and the times read below it so far.
+    private var linkedFolder: LinkedFolderTimes.Folder?
+    private var linkedSeen = LinkedFolderTimes.Seen()
+    /// What a bundle checked before read below this bundle's own folder, through its link:
+    /// while set, stamps are taken as matching and summed into `taken`, which must come to
+    /// the same in the end (`finish`).
+    private var vouched: LinkedFolderTimes.Seen?
+    private var taken = LinkedFolderTimes.Seen()
+    /// The time of the bundle's folder itself, read by `share`.
+    private var ownTime: UInt64?
+
+    /// Joins the build's record of times read below linked folders: reads the bundle folder's
+    /// own time now (its stamp's, kept), and with `trusting`, when a bundle checked before read
+    /// this folder's whole tree through its link, takes what it read (`matches`, `finish`).
+    func share(_ times: LinkedFolderTimes, trusting: Bool) {
+        self.times = times
+        var st = stat()
+        guard (owned ? fstat(fd, &st) : fstatat(fd, name, &st, 0)) == 0 else { return }
+        ownTime = FileSystem.nanoseconds(st.st_mtim)
+        if trusting { vouched = times.seen(below: LinkedFolderTimes.Folder(st)) }
+    }
+
+    /// Whether `relative`'s time is `stored`: read from the disk, or, while a bundle checked
+    /// before vouches for this folder, taken as true and counted for `finish` to settle.
+    func matches(_ relative: String, _ stored: UInt64) -> Bool {
+        guard vouched != nil else { return modificationTime(relative) == stored }
+        relative.withUTF8Bytes { taken.add(UnsafeRawBufferPointer($0), stored) }
+        return true
+    }
+
+    /// Called when every stamp matched: false when the stamps taken on trust are not exactly
+    /// the times the vouching bundle read (the check must be made again from the disk);
+    /// otherwise records what was read below this bundle's linked folder, for the bundle the
+    /// link leads to.
+    func finish() -> Bool {
+        if let vouched { return taken == vouched }
+        if let times, let linkedFolder { times.record(linkedSeen, below: linkedFolder) }
+        return true
+    }
+
     /// When the bundle's folder `child` (one name, no slash) is a symbolic link, opens the
     /// folder it leads to and from then on reads the times of `child` and of every path below
     /// it relative to that folder. A `stat` through the link resolved the link's path again
@@ -55,7 +99,7 @@ final class BundleFolder {
     /// now, and an error leaves the paths read as before. Returns whether it opened one.
     @discardableResult
     func follow(_ child: String) -> Bool {
-        guard linked == nil, !child.isEmpty else { return false }
+        guard linked == nil, vouched == nil, !child.isEmpty else { return false }
         var target: CChar = 0
         func isLink(_ path: UnsafePointer<CChar>) -> Bool { readlinkat(fd, path, &target, 1) >= 0 }
         func open(_ path: UnsafePointer<CChar>) -> Int32 {
@@ -71,6 +115,8 @@ final class BundleFolder {
         }
         guard opened >= 0 else { return false }
         linked = (child, opened)
+        var st = stat()
+        if times != nil, fstat(opened, &st) == 0 { linkedFolder = LinkedFolderTimes.Folder(st) }
         return true
     }
 
@@ -85,6 +131,16 @@ final class BundleFolder {
             } else {
                 rc = fstatat(linked.fd, "", &st, Self.emptyPath)
             }
+            let time = rc == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
+            if linkedFolder != nil {
+                relative.withUTF8Bytes { bytes in
+                    let start = below ?? bytes.count
+                    linkedSeen.add(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])), time)
+                }
+            }
+            return time
+        } else if relative.isEmpty, let ownTime {
+            return ownTime
         } else if owned {
             rc = relative.isEmpty ? fstat(fd, &st) : fstatat(fd, relative, &st, 0)
         } else if relative.isEmpty {
@@ -125,8 +181,49 @@ final class BundleFolder {
     }
 
     func allMatch(_ stamps: [FileStamp]) -> Bool {
-        stamps.allSatisfy { modificationTime($0.path) == $0.modificationTime }
+        stamps.allSatisfy { matches($0.path, $0.modificationTime) }
     }
+}
+
+/// What one incremental build's checks read below folders that links lead to. Debian links
+/// each GNUstep application's `lib/GNUstep/Applications/X.app/Resources` to
+/// `share/GNUstep/X.app`, a bundle of its own: the walk checks the application first, and the
+/// bundle the link leads to is then unchanged exactly when its stamps are the times read
+/// through the link, which it compares as a sum of hashes instead of reading them again
+/// (docs/performance.md, "Stamps read past a linked Resources"). One entry per linked folder,
+/// shared by the build's checking threads.
+final class LinkedFolderTimes: Sendable {
+    /// A folder as the kernel names it.
+    struct Folder: Hashable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+
+        init(_ st: stat) {
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+        }
+    }
+
+    /// Paths below a folder ("" for the folder itself) with their times: how many, and the sum
+    /// of a 64-bit hash of each pair, so that the order they were read in does not matter.
+    struct Seen: Equatable, Sendable {
+        private(set) var count = 0
+        private var sum: UInt64 = 0
+
+        mutating func add(_ path: UnsafeRawBufferPointer, _ time: UInt64) {
+            var hasher = Hasher()
+            hasher.combine(bytes: path)
+            hasher.combine(time)
+            sum &+= UInt64(bitPattern: Int64(hasher.finalize()))
+            count += 1
+        }
+    }
+
+    private let seen = Mutex<[Folder: Seen]>([:])
+
+    func record(_ times: Seen, below folder: Folder) { seen.withLock { $0[folder] = times } }
+
+    func seen(below folder: Folder) -> Seen? { seen.withLock { $0[folder] } }
 }
 
 /// The folder holding the last bundle asked for, kept open: bundles checked in walk order are
