@@ -51,7 +51,7 @@ final class BundleFolder {
     /// The build's record of times read below linked folders (`share`).
     private var times: LinkedFolderTimes?
     /// The folder `linked` leads to, and the times read below it so far.
-    private var linkedFolder: LinkedFolderTimes.Folder?
+    private var linkedFolder: FileIdentity?
     private var linkedSeen = LinkedFolderTimes.Seen()
     /// What a bundle checked before read below this bundle's own folder, through its link:
     /// while set, stamps are taken as matching and summed into `taken`, which must come to
@@ -69,7 +69,7 @@ final class BundleFolder {
         var st = stat()
         guard (owned ? fstat(fd, &st) : fstatat(fd, name, &st, 0)) == 0 else { return }
         ownTime = FileSystem.nanoseconds(st.st_mtim)
-        if trusting { vouched = times.seen(below: LinkedFolderTimes.Folder(st)) }
+        if trusting { vouched = times.seen(below: FileIdentity(st)) }
     }
 
     /// Whether `relative`'s time is `stored`: read from the disk, or, while a bundle checked
@@ -116,7 +116,7 @@ final class BundleFolder {
         guard opened >= 0 else { return false }
         linked = (child, opened)
         var st = stat()
-        if times != nil, fstat(opened, &st) == 0 { linkedFolder = LinkedFolderTimes.Folder(st) }
+        if times != nil, fstat(opened, &st) == 0 { linkedFolder = FileIdentity(st) }
         return true
     }
 
@@ -193,17 +193,6 @@ final class BundleFolder {
 /// (docs/performance.md, "Stamps read past a linked Resources"). One entry per linked folder,
 /// shared by the build's checking threads.
 final class LinkedFolderTimes: Sendable {
-    /// A folder as the kernel names it.
-    struct Folder: Hashable, Sendable {
-        let device: UInt64
-        let inode: UInt64
-
-        init(_ st: stat) {
-            device = UInt64(st.st_dev)
-            inode = UInt64(st.st_ino)
-        }
-    }
-
     /// Paths below a folder ("" for the folder itself) with their times: how many, and the sum
     /// of a 64-bit hash of each pair, so that the order they were read in does not matter.
     struct Seen: Equatable, Sendable {
@@ -219,11 +208,11 @@ final class LinkedFolderTimes: Sendable {
         }
     }
 
-    private let seen = Mutex<[Folder: Seen]>([:])
+    private let seen = Mutex<[FileIdentity: Seen]>([:])
 
-    func record(_ times: Seen, below folder: Folder) { seen.withLock { $0[folder] = times } }
+    func record(_ times: Seen, below folder: FileIdentity) { seen.withLock { $0[folder] = times } }
 
-    func seen(below folder: Folder) -> Seen? { seen.withLock { $0[folder] } }
+    func seen(below folder: FileIdentity) -> Seen? { seen.withLock { $0[folder] } }
 }
 
 /// The folder holding the last bundle asked for, kept open: bundles checked in walk order are

@@ -82,15 +82,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// one environment per index (a read-write one serves reads too).
     /// Keyed by the index directory's device and inode, which every spelling of its path shares
     /// (one `stat`, where resolving the path took a `readlink` per component).
-    private static let registry = Mutex<[DirectoryIdentity: WeakEnvironment]>([:])
+    private static let registry = Mutex<[FileIdentity: WeakEnvironment]>([:])
 
     private struct WeakEnvironment {
         weak var environment: LMDBEnvironment?
-    }
-
-    private struct DirectoryIdentity: Hashable {
-        let device: UInt64
-        let inode: UInt64
     }
 
     static func shared(path: String, readOnly: Bool, lockless: Bool = false,
@@ -100,7 +95,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             // No directory to share: LMDB's open fails and says why.
             return try LMDBEnvironment(path: path, readOnly: readOnly, lockless: lockless, mapSize: mapSize)
         }
-        let key = DirectoryIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        let key = FileIdentity(st)
         return try registry.withLock { table in
             if let env = table[key]?.environment {
                 if readOnly || !env.readOnly { return env }

@@ -2,6 +2,17 @@ import Glibc
 
 /// Single questions to the file system, asked the same way by every room: does a path resolve,
 /// is it a directory, when did it change, what does a small file hold.
+/// A file or folder as the kernel names it: the same whatever path reached it.
+package struct FileIdentity: Hashable, Sendable {
+    package let device: UInt64
+    package let inode: UInt64
+
+    package init(_ st: stat) {
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+}
+
 package enum FileSystem {
     /// `O_PATH` (Linux: a handle for `*at` calls and `/proc/self/fd`, no read permission
     /// needed, nothing read); Glibc's Swift module does not export it.
