@@ -44,16 +44,21 @@ enum ProcessMappings {
 
     /// The mapping holding `address`.
     static func mapping(containing address: UInt) -> Mapping? {
-        guard let text = procSelfMaps() else { return nil }
-        for line in text.split(separator: UInt8(ascii: "\n")) {
-            // `start-end perms offset device inode path`, numbers in hexadecimal.
-            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: true)
-            guard fields.count >= 3, let dash = fields[0].firstIndex(of: UInt8(ascii: "-")),
-                  let start = hexadecimal(fields[0][..<dash]), let end = hexadecimal(fields[0][(dash + 1)...]),
-                  let offset = hexadecimal(fields[2]) else { continue }
-            if address >= start && address < end { return Mapping(start: start, end: end, fileOffset: offset) }
+        guard var text = procSelfMaps() else { return nil }
+        return text.withUnsafeMutableBufferPointer { all -> Mapping? in
+            var lineStart = 0
+            for i in 0...all.count where i == all.count || all[i] == UInt8(ascii: "\n") {
+                defer { lineStart = i + 1 }
+                guard i > lineStart else { continue }
+                // `start-end perms offset device inode path`, numbers in hexadecimal.
+                var line = MapsLine(bytes: all.baseAddress! + lineStart, length: i - lineStart)
+                guard let start = line.number(radix: 16, until: "-"), let end = line.number(radix: 16, until: " ") else { continue }
+                line.skip(until: " ")
+                guard let offset = line.number(radix: 16, until: " ") else { continue }
+                if address >= start && address < end { return Mapping(start: UInt(start), end: UInt(end), fileOffset: UInt(offset)) }
+            }
+            return nil
         }
-        return nil
     }
 
     /// The whole of /proc/self/maps (its size reads as 0, so it is read until the end).
@@ -69,18 +74,5 @@ enum ProcessMappings {
             if n == 0 { return out }
             out.append(contentsOf: chunk[..<n])
         }
-    }
-
-    private static func hexadecimal(_ digits: ArraySlice<UInt8>) -> UInt? {
-        guard !digits.isEmpty, digits.count <= 16 else { return nil }
-        var value: UInt = 0
-        for c in digits {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt(c - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt(c - UInt8(ascii: "a") + 10)
-            default: return nil
-            }
-        }
-        return value
     }
 }

@@ -163,8 +163,8 @@ enum MappedRanges {
 }
 
 /// Reads the fields of one /proc/self/maps line in place (no allocation: it runs in a signal
-/// handler).
-private struct MapsLine {
+/// handler; `ProcessMappings` reads with it too).
+struct MapsLine {
     let bytes: UnsafeMutablePointer<UInt8>
     let length: Int
     var at = 0
