@@ -63,12 +63,12 @@ struct UnchangedBundles {
         guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }),
               directories.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = folders.folder(path)
         else { return nil }
-        // The folder holding Info.plist (`Resources`, `Contents`, `Support Files`), when it is a
-        // link, is read past once, where it leads: Debian links each GNUstep application's to its
-        // folder under share/. Worth a `readlink` only when several stamps lie below it.
         // What a bundle checked before read through its link to this folder is taken on trust,
         // and settled at the end (`BundleFolder.finish`).
         folder.share(linkedTimes, trusting: trusting)
+        // The folder holding Info.plist (`Resources`, `Contents`, `Support Files`), when it is a
+        // link, is read past once, where it leads: Debian links each GNUstep application's to its
+        // folder under share/. Worth a `readlink` only when several stamps lie below it.
         let top = record.layout.infoPlistDirectory
         if !top.isEmpty && directories.count >= Self.stampsWorthALink { folder.follow(top) }
         guard folder.allMatch(record.stamps),
