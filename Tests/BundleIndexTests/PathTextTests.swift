@@ -88,4 +88,17 @@ struct PathTextTests {
         }
         #expect(climbing > 100, "\(climbing)")
     }
+
+    @Test("a path relative to a folder made absolute: the folder itself for \"\", one slash after \"/\"")
+    func relativeInFolder() {
+        #expect(PathText.absolute("", in: "/b/X.app") == "/b/X.app")
+        #expect(PathText.absolute("Resources/en.lproj", in: "/b/X.app") == "/b/X.app/Resources/en.lproj")
+        #expect(PathText.absolute("", in: "/") == "/")
+        #expect(PathText.absolute("Resources", in: "/") == "/Resources")
+        // What the walker keys listings by (`child`) and what the scanner looks them up by agree.
+        for folder in ["/", "/b", "/b/X.app"] { for name in ["a", "a b", "é.lproj"] {
+            #expect(PathText.absolute(name, in: folder) == PathText.child(name, of: folder))
+            #expect(PathText.isSameOrInside(PathText.absolute(name, in: folder), folder))
+        } }
+    }
 }

@@ -90,10 +90,10 @@ struct UnchangedBundles {
             guard tablesMatch else { return nil }
             switch directory.unchangedWalk {
             case .enter:
-                listings[Self.absolute(directory.path, in: path)] =
+                listings[PathText.absolute(directory.path, in: path)] =
                     DirectoryListing(entries: try directory.entries(), modificationTime: directory.modificationTime)
             case .passOver:
-                skipped.append(Self.absolute(directory.path, in: path))
+                skipped.append(PathText.absolute(directory.path, in: path))
             case .none:
                 break
             }
@@ -106,9 +106,4 @@ struct UnchangedBundles {
     /// Below this many directory records a bundle's inner folder is read as a path, link or
     /// not: a `readlink` and an open cost about four `stat`s' worth of link resolving.
     private static let stampsWorthALink = 4
-
-    /// `path`, relative to the bundle, made absolute.
-    private static func absolute(_ path: String, in bundle: String) -> String {
-        path.isEmpty ? bundle : PathText.child(path, of: bundle)
-    }
 }

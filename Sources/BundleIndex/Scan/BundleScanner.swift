@@ -95,7 +95,7 @@ struct BundleScanner {
     /// "Incremental builds").
     private func layoutStamps(layout: BundleLayout, directories: [ScannedDirectory]) -> [FileStamp] {
         Set(["", layout.infoPlistDirectory]).sorted(by: byteOrder).compactMap { relative in
-            let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
+            let absolute = PathText.absolute(relative, in: bundlePath)
             guard !directories.contains(where: { $0.path == relative }),
                   let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
             return FileStamp(path: relative, modificationTime: listing.modificationTime)
@@ -106,7 +106,7 @@ struct BundleScanner {
 
     /// `real`: the directory's real path when known (the tree walk knows it).
     private mutating func list(_ relative: String, real: String? = nil) throws -> DirectoryListing {
-        let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
+        let absolute = PathText.absolute(relative, in: bundlePath)
         if let cached = listingCache[absolute] ?? listed[absolute] { return cached }
         if let real, let same = byRealPath[real] {
             listed[absolute] = same
@@ -128,7 +128,7 @@ struct BundleScanner {
         // trees), so the bundle's is not asked when the tree walker knows it, nor twice when
         // the walk starts at the bundle.
         guard let bundleReal = knownRealPath ?? FileSystem.realPath(bundlePath),
-              let startReal = start.isEmpty ? bundleReal : FileSystem.realPath(bundlePath + "/" + start)
+              let startReal = start.isEmpty ? bundleReal : FileSystem.realPath(PathText.child(start, of: bundlePath))
         else { return [] }
         var out: [ScannedDirectory] = []
         // (relative path, its real path, real paths of the directories above it: the loop
@@ -143,7 +143,7 @@ struct BundleScanner {
         var repeated = 0
         var outside: Set<String> = []
         while let (relative, real, chain) = stack.popLast() ?? behindLinks.popLast() {
-            let absolute = relative.isEmpty ? bundlePath : bundlePath + "/" + relative
+            let absolute = PathText.absolute(relative, in: bundlePath)
             let isOutside = !Self.isInside(real, bundleReal)
             if !seenReal.insert(real).inserted || isOutside {
                 repeated += 1
@@ -166,7 +166,7 @@ struct BundleScanner {
                 warnings.append("more than \(Self.maxDirectoriesPerBundle) directories; the rest is not indexed")
                 break
             }
-            let lexical = relative.isEmpty ? bundleReal : (bundleReal == "/" ? "" : bundleReal) + "/" + relative
+            let lexical = PathText.absolute(relative, in: bundleReal)
             if real != lexical { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
             out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime, realPath: real))
@@ -197,8 +197,8 @@ struct BundleScanner {
     static func outsideTargets(bundlePath: String, directories: [String]) -> [String] {
         guard let bundleReal = FileSystem.realPath(bundlePath) else { return [] }
         var out: Set<String> = []
-        for relative in directories where !relative.isEmpty && FileSystem.isSymbolicLink(bundlePath + "/" + relative) {
-            if let target = FileSystem.realPath(bundlePath + "/" + relative), !isInside(target, bundleReal) {
+        for relative in directories where !relative.isEmpty && FileSystem.isSymbolicLink(PathText.child(relative, of: bundlePath)) {
+            if let target = FileSystem.realPath(PathText.child(relative, of: bundlePath)), !isInside(target, bundleReal) {
                 out.insert(target)
             }
         }

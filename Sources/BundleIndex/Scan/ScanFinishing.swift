@@ -51,7 +51,7 @@ extension BundleScanner {
                                        warnings: inout [String], reads: FilesRead) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
-            let relative = PathText.join(directory, name), path = bundlePath + "/" + relative
+            let relative = PathText.join(directory, name), path = PathText.child(relative, of: bundlePath)
             let (result, modificationTime, _) = reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
                                                                    gnustep: name.lowercased() == "info-gnustep.plist")
             stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
@@ -80,7 +80,7 @@ extension BundleScanner {
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
                 let relative = PathText.join(d.path, e.name)
-                let file = reads.table(bundlePath + "/" + relative, realPath: d.realPath.map { realPath(of: e.name, in: $0) })
+                let file = reads.table(PathText.child(relative, of: bundlePath), realPath: d.realPath.map { realPath(of: e.name, in: $0) })
                 out.append(StringsTableReader.table(bundlePath: bundlePath, relativePath: relative, file, warnings: &warnings))
             }
         }
@@ -113,7 +113,7 @@ extension BundleScanner {
                                          stamps: inout [FileStamp], reads: FilesRead) -> [StringsFile] {
         files.stringsFiles.map { file in
             let relative = PathText.join(file.directory.path, file.name)
-            let (result, modificationTime, _) = reads.propertyList(bundlePath + "/" + relative,
+            let (result, modificationTime, _) = reads.propertyList(PathText.child(relative, of: bundlePath),
                                                                    realPath: file.directory.realPath.map { realPath(of: file.name, in: $0) })
             stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
             return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())

@@ -14,7 +14,7 @@ enum StringsTableReader {
     /// path: `FilesRead`); a file Foundation cannot read as a table adds a line to `warnings`
     /// (when the parser can tell why).
     static func table(bundlePath: String, relativePath: String, _ file: FileRead, warnings: inout [String]) -> StringsTable {
-        let path = bundlePath + "/" + relativePath
+        let path = PathText.child(relativePath, of: bundlePath)
         if let line = file.missingSemicolon {
             warnings.append("\(path): not a strings table Foundation can read (a ';' is missing on line \(line)); "
                             + "lookups in it find no key, as in Foundation")

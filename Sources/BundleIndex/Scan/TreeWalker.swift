@@ -159,7 +159,7 @@ struct TreeWalker {
 
     /// Whether a folder named with --bundle is `path` or inside it.
     private func declares(inside path: String) -> Bool {
-        !declaredBundles.isEmpty && declaredBundles.contains { $0 == path || $0.hasPrefix(path + "/") }
+        !declaredBundles.isEmpty && declaredBundles.contains { PathText.isSameOrInside($0, path) }
     }
 
     /// A directory is a bundle when its extension says so, or when CF's layout rules find an
@@ -186,7 +186,7 @@ struct TreeWalker {
         } else if layout.infoPlistDirectory.isEmpty {
             infoEntries = entries
         } else {
-            let infoDirectory = path + "/" + layout.infoPlistDirectory
+            let infoDirectory = PathText.child(layout.infoPlistDirectory, of: path)
             if let cached = listings[infoDirectory] {
                 infoEntries = cached.entries
             } else {

@@ -67,7 +67,7 @@ enum UnchangedWalkPlan {
             let directory = directories[index]
             if entered[at] || directory.path.isEmpty || reachedChildren[at] != directory.entries.count(where: \.isDirectory)
                 || TreeWalker.nameMayBeBundle(directory.path)
-                || Self.leadsOn(directory.entries, path: directory.path.isEmpty ? bundle : bundle + "/" + directory.path) {
+                || Self.leadsOn(directory.entries, path: PathText.absolute(directory.path, in: bundle)) {
                 entered[at] = true
                 if let parent { entered[parent] = true }
             }

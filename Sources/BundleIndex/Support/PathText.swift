@@ -18,6 +18,12 @@ package enum PathText {
         folder == "/" ? "/" + name : folder + "/" + name
     }
 
+    /// A path relative to the absolute folder `folder` ("" for the folder itself) made absolute:
+    /// how the scanner and the build name a bundle's directories and files on the disk.
+    package static func absolute(_ relative: String, in folder: String) -> String {
+        relative.isEmpty ? folder : child(relative, of: folder)
+    }
+
     /// Removes `.` and empty components and resolves `..` lexically. nil when `..` would climb
     /// above the start.
     static func normalise(_ path: String) -> String? {
