@@ -151,19 +151,14 @@ final class BundleFolder {
         return rc == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
     }
 
-    /// `body` given `first/second` as a C string on the stack (a stamp's path below the parent
-    /// folder; joining the two as Strings allocated once per stamp), or in a String when it is
-    /// longer than 1 KiB.
+    /// `body` given `first/second` as a C string (a stamp's path below the parent folder),
+    /// assembled on the stack: joining the two as Strings allocated once per stamp.
     private static func withJoined<R>(_ first: String, _ second: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
-        let length = first.utf8.count + 1 + second.utf8.count
-        guard length < 1024 else { return (first + "/" + second).withCString(body) }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer in
-            var at = 0
-            for byte in first.utf8 { buffer[at] = CChar(bitPattern: byte); at += 1 }
-            buffer[at] = CChar(bitPattern: UInt8(ascii: "/")); at += 1
-            for byte in second.utf8 { buffer[at] = CChar(bitPattern: byte); at += 1 }
-            buffer[at] = 0
-            return body(buffer.baseAddress!)
+        PathComposer.compose(capacity: first.utf8.count + second.utf8.count + 2) { path in
+            path.append(first)
+            path.append(UInt8(ascii: "/"))
+            path.append(second)
+            return path.withCString(body)
         }
     }
 

@@ -4,29 +4,29 @@
 ///
 /// The buffer comes from `withUnsafeTemporaryAllocation` (on the stack for the sizes a query
 /// needs) and lives only inside `compose`; the type is non-copyable so nothing can keep it.
-struct PathComposer: ~Copyable {
+package struct PathComposer: ~Copyable {
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     /// Bytes written so far.
-    private(set) var count = 0
+    package private(set) var count = 0
 
     private init(buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
 
     /// Runs `body` with an empty composer of `capacity` bytes. Writing past the capacity is a
     /// programming error (callers size it from the parts they append) and traps.
-    static func compose<R>(capacity: Int, _ body: (inout PathComposer) throws -> R) rethrows -> R {
+    package static func compose<R>(capacity: Int, _ body: (inout PathComposer) throws -> R) rethrows -> R {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(capacity, 1)) { buffer in
             var composer = PathComposer(buffer: buffer)
             return try body(&composer)
         }
     }
 
-    mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         precondition(count < buffer.count, "PathComposer capacity")
         buffer[count] = byte
         count += 1
     }
 
-    mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         text.withUTF8Bytes { copy($0) }
     }
 
@@ -56,9 +56,16 @@ struct PathComposer: ~Copyable {
     }
 
     /// The bytes in `range`, valid while the composer is.
-    func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+    package func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
         precondition(range.upperBound <= count)
         return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[range])
+    }
+
+    /// Everything written so far as a C string: appends the terminating zero (room for it is
+    /// the caller's to size) and passes the start of the buffer.
+    package mutating func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        append(0)
+        return try UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: count) { try body($0) }
     }
 
     /// The bytes in `range`, as UTF-8 code units.
@@ -66,15 +73,4 @@ struct PathComposer: ~Copyable {
         precondition(range.upperBound <= count)
         return try body(UnsafeBufferPointer(rebasing: buffer[range]))
     }
-
-    /// The key hash of the directory spelled by `range` (`Hashing.directory` of the same text).
-    func directoryKey(_ range: Range<Int>) -> DirectoryKey {
-        DirectoryKey(hash: Hashing.directory(bytes(range)))
-    }
-}
-
-/// A directory's key hash, without its path (its record stores the path, and the reader
-/// compares it with the path it spelled).
-struct DirectoryKey: Sendable {
-    let hash: UInt64
 }
