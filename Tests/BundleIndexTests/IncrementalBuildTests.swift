@@ -42,15 +42,7 @@ struct IncrementalBuildTests {
         /// a different one), as if the last change were long ago.
         func settle() {
             step += 1
-            let past = time(nil) - 3600 + step
-            var paths = [root]
-            paths += ((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? []).map { root + "/" + $0 }
-            for path in paths {
-                var st = stat()
-                guard lstat(path, &st) == 0, st.st_mtim.tv_sec > time(nil) - 60 else { continue }
-                var times = [timespec(tv_sec: past, tv_nsec: 0), timespec(tv_sec: past, tv_nsec: 0)]
-                utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
-            }
+            settleTimes(under: root, to: time(nil) - 3600 + step)
         }
 
         func rewrite(_ relative: String, _ content: String) throws {
@@ -387,7 +379,7 @@ struct QuietFolderTests {
             }
             // The Info.plist folder's listing, when the layout looks in one, as the walk lends it.
             let inner = (0..<random.below(3)).map { _ in DirectoryEntry(name: names[random.below(names.count)], flags: []) }
-            let listings = ["Contents", "Resources", "Support Files"].reduce(into: [String: DirectoryListing]()) {
+            let listings = ["Contents", "Resources", "Support Files"].reduce(into: PathMap<DirectoryListing>()) {
                 $0[path + "/" + $1] = DirectoryListing(entries: inner, modificationTime: 0)
             }
             var skipped = 0

@@ -47,7 +47,7 @@ public enum IndexBuilder {
             if absolute.count > roots.count { declaredNow.append(path) }
         }
         // A root inside another root is covered by it (and would otherwise be removed again).
-        let unique = Set(absolute).filter { r in !absolute.contains { $0 != r && (r.hasPrefix($0 + "/") || $0 == "/") } }
+        let unique = PathSet(absolute).filter { r in !absolute.contains { PathText.isInside(r, $0) } }
             .sorted(by: byteOrder)
 
         let store: IndexStore
@@ -82,13 +82,13 @@ public enum IndexBuilder {
             // A write that outgrew the map runs again from here after the map grew (IndexStore.write).
             (counts, unreadable, skipped, warnings, kept) = (Counts(), 0, 0, [], [])
             for path in declaredNow { try writer.addDeclaredBundle(path) }
-            let declaredBundles = Set(try writer.declaredBundles())
+            let declaredBundles = PathSet(try writer.declaredBundles())
             for root in unique {
                 // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
                 // opened one before this build and reads after it still finds its resources.
                 // What is not found again is removed after the scan.
                 let indexed = try writer.bundlePaths(under: root)
-                var vanished = Set(indexed)
+                var vanished = PathSet(indexed)
                 // Bundles are scanned on a second thread, up to two ahead of the writing
                 // (ScanPipeline); unless the build is full, that thread also tells which bundles
                 // the index holds unchanged, checked ahead of it on a third (UnchangedBundlesAhead).

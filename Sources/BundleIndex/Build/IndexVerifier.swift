@@ -29,9 +29,9 @@ public enum IndexVerifier {
             #endif
             let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
             var walker = TreeWalker()
-            walker.declaredBundles = Set(try snap.declaredBundles())
+            walker.declaredBundles = PathSet(try snap.declaredBundles())
             for root in rootList {
-                var found: Set<String> = []
+                var found: PathSet = []
                 let report = try walker.walk(root: root) { bundle in
                     found.insert(bundle.path)
                     differences += try compare(bundle, snap)
@@ -51,9 +51,10 @@ public enum IndexVerifier {
     /// Reading all of it also reports damage there, which a query by identifier would meet.
     static func identifierDifferences(_ snap: IndexSnapshot) throws -> [Difference] {
         var out: [Difference] = []
-        var entries: Set<[String]> = []
+        // By bytes, identifier and path joined by a NUL (which neither holds).
+        var entries: PathSet = []
         try snap.forEachIdentifier { identifier, path in
-            entries.insert([identifier, path])
+            entries.insert(identifier + "\u{0}" + path)
             guard let record = try snap.bundle(path: path) else {
                 out.append(Difference(bundle: path, detail: "the identifier \(identifier) points at a bundle that is not indexed"))
                 return
@@ -63,7 +64,7 @@ public enum IndexVerifier {
             }
         }
         for record in try snap.bundles(under: "/") {
-            for identifier in record.identifiers where !entries.contains([identifier, record.path]) {
+            for identifier in record.identifiers where !entries.contains(identifier + "\u{0}" + record.path) {
                 out.append(Difference(bundle: record.path, detail: "its identifier \(identifier) is missing from the identifiers database"))
             }
         }
@@ -87,8 +88,9 @@ public enum IndexVerifier {
                 out.append(diff("directory \(shown) is not in the index"))
                 continue
             }
-            let onDisk = Set(dir.entries.map(\.name)), indexed = Set(stored.entries.map(\.name))
-            let added = onDisk.subtracting(indexed).sorted(by: byteOrder), removed = indexed.subtracting(onDisk).sorted(by: byteOrder)
+            let onDisk = PathSet(dir.entries.map(\.name)), indexed = PathSet(stored.entries.map(\.name))
+            let added = dir.entries.map(\.name).filter { !indexed.contains($0) }.sorted(by: byteOrder)
+            let removed = stored.entries.map(\.name).filter { !onDisk.contains($0) }.sorted(by: byteOrder)
             if !added.isEmpty { out.append(diff("\(shown): not indexed: \(added.prefix(5).joined(separator: ", "))\(added.count > 5 ? ", …" : "")")) }
             if !removed.isEmpty { out.append(diff("\(shown): indexed but gone: \(removed.prefix(5).joined(separator: ", "))\(removed.count > 5 ? ", …" : "")")) }
         }

@@ -95,7 +95,7 @@ final class ScanPipeline: @unchecked Sendable {
     /// `declaredBundles`: folders that are bundles whatever they hold (`TreeWalker`).
     /// With `unchangedIn`, bundles whose records there match the disk are handed on unscanned;
     /// `indexed` are the bundle paths it holds under `root` (checked ahead of the walk).
-    static func run(root: String, declaredBundles: Set<String> = [], unchangedIn index: IndexStore? = nil,
+    static func run(root: String, declaredBundles: PathSet = [], unchangedIn index: IndexStore? = nil,
                     indexed: [String] = [], capacity: Int = 64, consume: (Item) throws -> Void) throws -> TreeWalker.Report {
         let pipeline = ScanPipeline(capacity: capacity)
         let walking = Thread { pipeline.walk(root, declaredBundles, unchangedIn: index, indexed: indexed) }
@@ -126,7 +126,7 @@ final class ScanPipeline: @unchecked Sendable {
         return report
     }
 
-    private func walk(_ root: String, _ declaredBundles: Set<String>, unchangedIn index: IndexStore?, indexed: [String]) {
+    private func walk(_ root: String, _ declaredBundles: PathSet, unchangedIn index: IndexStore?, indexed: [String]) {
         let result = Result {
             var walker = TreeWalker()
             walker.declaredBundles = declaredBundles

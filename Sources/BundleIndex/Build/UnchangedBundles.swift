@@ -30,7 +30,7 @@ struct UnchangedBundles {
         /// absolute path: only directories reached without a symbolic link, which the walk visits
         /// (the bundle root too, when it is part of the resource tree), and only those it must
         /// enter (see `skipped`).
-        let listings: [String: DirectoryListing]
+        let listings: PathMap<DirectoryListing>
         /// Folders of the bundle the walk need not enter, by absolute path (the topmost of each
         /// such subtree): every folder in them is reached, unchanged, and by its own name and
         /// listing can be no bundle and leads the walk nowhere else (`TreeWalker.nameMayBeBundle`,
@@ -77,7 +77,7 @@ struct UnchangedBundles {
         // passes over, as the scan decided it (`UnchangedWalkPlan`, format 15). A listing is
         // decoded only for a folder the walk enters.
         var resources = 0
-        var listings: [String: DirectoryListing] = [:]
+        var listings: PathMap<DirectoryListing> = [:]
         var skipped: [String] = []
         for directory in directories {
             resources += directory.count

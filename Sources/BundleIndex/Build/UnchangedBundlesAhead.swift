@@ -18,7 +18,7 @@ import Foundation
 final class UnchangedBundlesAhead: @unchecked Sendable {
     /// The bundles the index holds under the root, in walk order.
     private let order: [String]
-    private let position: [String: Int]
+    private let position: PathMap<Int>
 
     // Everything below is guarded by `condition` (hence @unchecked Sendable).
     private let condition = NSCondition()
@@ -51,7 +51,9 @@ final class UnchangedBundlesAhead: @unchecked Sendable {
     /// disk, in a read snapshot of `index` of its own. Call `stop()` when the walk is over.
     init(bundles: [String], root: String, index: IndexStore, linkedTimes: LinkedFolderTimes = LinkedFolderTimes()) {
         order = bundles.sorted(by: Self.walkOrder)
-        position = Dictionary(order.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        var position: PathMap<Int> = [:]
+        for (at, path) in order.enumerated() where position[path] == nil { position[path] = at }
+        self.position = position
         answers = Array(repeating: nil, count: order.count)
         let thread = Thread { [self] in
             // A snapshot that cannot be opened leaves every check to the walk.

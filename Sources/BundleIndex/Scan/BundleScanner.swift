@@ -14,30 +14,30 @@
 struct BundleScanner {
     let bundlePath: String
     /// Listings already read by the tree walker, by absolute path.
-    var listingCache: [String: DirectoryListing] = [:]
+    var listingCache: PathMap<DirectoryListing> = [:]
     private(set) var warnings: [String] = []
     /// False: the scan reads no file but the listings — it leaves the rest of its work in
     /// `unfinished` (the lproj names, the Info.plist and strings files and the tables), for
     /// `readFiles` to do on either of a build's threads (`ScanPipeline`).
     var readsFiles = true
     /// Absolute paths of directories that could not be listed (the walker skips them).
-    private(set) var unreadable: Set<String> = []
+    private(set) var unreadable: PathSet = []
     var unreadableDirectories: Int { unreadable.count }
     private(set) var skippedNames = 0
     /// Folders this scan listed from disk (not from a listing it was lent).
     private(set) var foldersRead = 0
     /// Listings this scan read, for the walker to reuse when it looks for nested bundles.
-    private(set) var listed: [String: DirectoryListing] = [:]
+    private(set) var listed: PathMap<DirectoryListing> = [:]
     /// Directories of `listed` reached through a symbolic link (`Resources` → `Versions/A/…`).
     /// The walker never visits these paths, so it must not keep their listings for later.
-    private(set) var reachedThroughLinks: Set<String> = []
+    private(set) var reachedThroughLinks: PathSet = []
     /// Real paths of the directories outside the bundle that its links lead to (the link's
     /// target, not what lies below it), in byte order: the watcher watches them too.
     private(set) var outsideTargets: [String] = []
     /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
     /// directory, read once. The tree walker lends its own (listings earlier scans read through
     /// links) and takes back what this scan adds.
-    var byRealPath: [String: DirectoryListing] = [:]
+    var byRealPath: PathMap<DirectoryListing> = [:]
 
     static let maxDirectoriesPerBundle = 500_000
     /// How many directories of one bundle may be reached again through symbolic links (a real
@@ -96,7 +96,7 @@ struct BundleScanner {
     private func layoutStamps(layout: BundleLayout, directories: [ScannedDirectory]) -> [FileStamp] {
         Set(["", layout.infoPlistDirectory]).sorted(by: byteOrder).compactMap { relative in
             let absolute = PathText.absolute(relative, in: bundlePath)
-            guard !directories.contains(where: { $0.path == relative }),
+            guard !directories.contains(where: { sameBytes($0.path, relative) }),
                   let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
             return FileStamp(path: relative, modificationTime: listing.modificationTime)
         }
@@ -139,9 +139,9 @@ struct BundleScanner {
         // Directories behind links wait until the plain tree is done, so every real directory is
         // first indexed under its own path and the repetition bound only ever cuts link copies.
         var behindLinks: [(String, String, [String])] = []
-        var seenReal: Set<String> = []
+        var seenReal: PathSet = []
         var repeated = 0
-        var outside: Set<String> = []
+        var outside: PathSet = []
         while let (relative, real, chain) = stack.popLast() ?? behindLinks.popLast() {
             let absolute = PathText.absolute(relative, in: bundlePath)
             let isOutside = !Self.isInside(real, bundleReal)
@@ -167,7 +167,7 @@ struct BundleScanner {
                 break
             }
             let lexical = PathText.absolute(relative, in: bundleReal)
-            if real != lexical { reachedThroughLinks.insert(absolute) }
+            if !sameBytes(real, lexical) { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
             out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime, realPath: real))
             let nextChain = chain + [real]
@@ -177,8 +177,8 @@ struct BundleScanner {
                     guard let target = FileSystem.realPath(of: entry.name, inRealDirectory: real) else { continue }
                     // A target holding the bundle (`up -> ../..`) loops like one holding the
                     // directory being walked.
-                    let loops = nextChain.contains { target == $0 || $0.hasPrefix(target + "/") }
-                    if loops || bundleReal.hasPrefix(target + "/") { continue }
+                    let loops = nextChain.contains { PathText.isSameOrInside($0, target) }
+                    if loops || PathText.isInside(bundleReal, target) { continue }
                     if !Self.isInside(target, bundleReal) { outside.insert(target) }
                     behindLinks.append((child, target, nextChain))
                     continue
@@ -196,7 +196,7 @@ struct BundleScanner {
     /// each; links above the indexed tree are not seen). What `outsideTargets` holds after a scan.
     static func outsideTargets(bundlePath: String, directories: [String]) -> [String] {
         guard let bundleReal = FileSystem.realPath(bundlePath) else { return [] }
-        var out: Set<String> = []
+        var out: PathSet = []
         for relative in directories where !relative.isEmpty && FileSystem.isSymbolicLink(PathText.child(relative, of: bundlePath)) {
             if let target = FileSystem.realPath(PathText.child(relative, of: bundlePath)), !isInside(target, bundleReal) {
                 out.insert(target)
@@ -207,14 +207,14 @@ struct BundleScanner {
 
     /// The paths none of the others holds, in byte order: a target below another one is
     /// watched with it.
-    private static func tops(_ paths: Set<String>) -> [String] {
+    private static func tops(_ paths: PathSet) -> [String] {
         let sorted = paths.sorted(by: byteOrder)
-        return sorted.filter { t in !sorted.contains { t.hasPrefix($0 + "/") } }
+        return sorted.filter { t in !sorted.contains { PathText.isInside(t, $0) } }
     }
 
     /// True when the real path `real` is `bundleReal` or lies below it.
     static func isInside(_ real: String, _ bundleReal: String) -> Bool {
-        bundleReal == "/" || real == bundleReal || real.hasPrefix(bundleReal + "/")
+        PathText.isSameOrInside(real, bundleReal)
     }
 
     // MARK: - Info.plist and InfoPlist.strings

@@ -234,7 +234,7 @@ final class ParentFolders {
     func parent(of bundle: String) -> (fd: Int32, name: String)? {
         guard let slash = bundle.utf8.lastIndex(of: UInt8(ascii: "/")), bundle.utf8.count > 1 else { return nil }
         let parent = slash == bundle.startIndex ? "/" : String(bundle[..<slash])
-        if parent != path || fd < 0 {
+        if !sameBytes(parent, path) || fd < 0 {
             if fd >= 0 { close(fd) }
             path = parent
             fd = open(parent, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)

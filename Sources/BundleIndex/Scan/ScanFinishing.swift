@@ -30,7 +30,8 @@ extension BundleScanner {
     /// to read.
     private static func finish(_ bundle: inout ScannedBundle, _ unfinished: UnfinishedScan) -> PropertyListFilesToRead {
         UnchangedWalkPlan.apply(to: &bundle.directories, bundle: bundle.path)
-        let byPath = Dictionary(bundle.directories.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        var byPath: PathMap<ScannedDirectory> = [:]
+        for directory in bundle.directories where byPath[directory.path] == nil { byPath[directory.path] = directory }
         let layout = bundle.layout
         let resourceEntries = byPath[layout.resourceDirectory]?.entries ?? []
         // In readdir order, as CF lists them (`Bundle.localizations` on Linux; L-readdir-order).
@@ -89,7 +90,7 @@ extension BundleScanner {
 
     /// Files a search for `InfoPlist.strings` can return: `InfoPlist*.strings` (variants
     /// included) in the resource directory, its lprojs, and for version 0 the root and its lprojs.
-    private static func stringsFileNames(layout: BundleLayout, byPath: [String: ScannedDirectory]) -> [(directory: ScannedDirectory, name: String)] {
+    private static func stringsFileNames(layout: BundleLayout, byPath: PathMap<ScannedDirectory>) -> [(directory: ScannedDirectory, name: String)] {
         var dirs = [layout.resourceDirectory]
         if layout == .resources { dirs.append("") }
         var out: [(directory: ScannedDirectory, name: String)] = []

@@ -33,7 +33,7 @@ struct TreeWalker {
     }
 
     /// Folders that are bundles whatever they hold (`bundleidx build --bundle DIR`), absolute.
-    var declaredBundles: Set<String> = []
+    var declaredBundles: PathSet = []
     /// Called after each bundle, for progress output.
     var progress: ((_ bundles: Int, _ resources: Int) -> Void)?
     /// Asked for every bundle found; false skips scanning it (the watcher's catch-up skips
@@ -49,7 +49,7 @@ struct TreeWalker {
     /// It also names folders of the bundle the walk need not enter (`UnchangedBundles.Reuse
     /// .skipped`, none of them a bundle or holding one); with `visited` set, every folder is
     /// entered all the same.
-    var unchanged: ((String) throws -> (listings: [String: DirectoryListing], skipped: [String])?)?
+    var unchanged: ((String) throws -> (listings: PathMap<DirectoryListing>, skipped: [String])?)?
     /// Told every directory the walk lists (the watcher makes sure each one is watched).
     var visited: ((String) -> Void)?
     /// False: bundles are handed on with their files unread (`BundleScanner.readsFiles`).
@@ -63,18 +63,18 @@ struct TreeWalker {
         // its name, so only the root costs a `realpath` (the scanner asked one per bundle,
         // ~5 700 `readlink` calls in a build of the real corpus ×1). A link's is not known.
         var stack: [(String, real: String?)] = [(root, FileSystem.realPath(root))]
-        var cache: [String: DirectoryListing] = [:]
+        var cache: PathMap<DirectoryListing> = [:]
         // Listings scans read, by real path, for folders the walk reaches later under their own
         // path: Debian's `lib/…/X.app/Resources` links to `share/…/X.app`, which is a bundle
         // too, and was read twice (2 404 folder reads for 1 503 folders in the real corpus ×1).
         // Bounded: a link's target outside the walk is never taken back.
-        var byRealPath: [String: DirectoryListing] = [:]
-        var reported: Set<String> = []
+        var byRealPath: PathMap<DirectoryListing> = [:]
+        var reported: PathSet = []
         // The scans' (`BundleScanner.parentFolders`): bundles found one after the other are
         // mostly in one folder.
         let parentFolders = ParentFolders()
         // Folders of unchanged bundles not to enter (`unchanged`), each removed when passed over.
-        var skipped: Set<String> = []
+        var skipped: PathSet = []
         while let (dir, real) = stack.popLast() {
             if reported.contains(dir) { continue }
             report.directoriesVisited += 1
@@ -113,7 +113,7 @@ struct TreeWalker {
             if reused != nil || isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
                 report.found.append(dir)
             }
-            if report.found.last == dir, reused == nil, shouldScan?(dir) ?? true {
+            if report.found.last.map({ sameBytes($0, dir) }) == true, reused == nil, shouldScan?(dir) ?? true {
                 // The scanner borrows every listing read so far (swapped, not copied): a bundle
                 // nested in another one's resources was listed by the outer scan already.
                 var scanner = BundleScanner(bundlePath: dir, realPath: real)
@@ -142,7 +142,7 @@ struct TreeWalker {
                 swap(&scanner.byRealPath, &byRealPath)
                 if byRealPath.count > Self.maxListingsByRealPath { byRealPath.removeAll() }
                 cache[dir] = nil
-                for (path, listing) in scanner.listed where path != dir && !scanner.reachedThroughLinks.contains(path) {
+                for (path, listing) in scanner.listed where !sameBytes(path, dir) && !scanner.reachedThroughLinks.contains(path) {
                     cache[path] = listing
                 }
             }
@@ -168,7 +168,7 @@ struct TreeWalker {
     /// part of its framework, not a bundle of its own.
     /// `listings` are listings already read, by absolute path.
     func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int,
-                  listings: [String: DirectoryListing] = [:]) -> Bool {
+                  listings: PathMap<DirectoryListing> = [:]) -> Bool {
         if declaredBundles.contains(path) || Self.isLibraryResourceFolder(path, entries: entries) { return true }
         // Asked of every folder the walk lists: the name, its extension and the parent's name
         // are found on the UTF-8 bytes (`Character` searches and the concatenation were more

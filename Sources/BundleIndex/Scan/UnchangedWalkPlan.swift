@@ -25,8 +25,7 @@ enum UnchangedWalkPlan {
         order.reserveCapacity(sorted.count)
         // Each path decided: its position in `order` when reached, -1 when not. A path listed
         // twice is decided once, by its first directory.
-        var decided: [String: Int] = [:]
-        decided.reserveCapacity(sorted.count)
+        var decided: PathMap<Int> = [:]
         for index in sorted {
             let path = directories[index].path
             guard decided[path] == nil else { continue }
@@ -72,7 +71,7 @@ enum UnchangedWalkPlan {
                 if let parent { entered[parent] = true }
             }
         }
-        var walk: [String: UnchangedWalk] = [:]
+        var walk: PathMap<UnchangedWalk> = [:]
         for (at, (index, parent)) in order.enumerated() {
             if entered[at] {
                 walk[directories[index].path] = .enter

@@ -73,9 +73,25 @@ package enum PathText {
         return String(path[path.index(after: i)...])
     }
 
-    /// Whether absolute `path` is `folder` or lies below it (component-wise: `/a/bc` is not in `/a/b`).
+    /// Whether absolute `path` is `folder` or lies below it (component-wise: `/a/bc` is not in
+    /// `/a/b`), comparing bytes as the file system does: `String`'s `hasPrefix` and `==` take
+    /// "é" in one scalar and in two for one (`EquivalentNamesTests`).
     package static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
-        path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
+        path.withUTF8Bytes { p in
+            folder.withUTF8Bytes { f in
+                let slash = UInt8(ascii: "/")
+                if f.count == 1 && f[0] == slash { return p.first == slash }
+                guard p.count >= f.count,
+                      sameBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[..<f.count]), UnsafeRawBufferPointer(f))
+                else { return false }
+                return p.count == f.count || p[f.count] == slash
+            }
+        }
+    }
+
+    /// Whether absolute `path` lies below `folder` (not `folder` itself), by bytes.
+    package static func isInside(_ path: String, _ folder: String) -> Bool {
+        !sameBytes(path, folder) && isSameOrInside(path, folder)
     }
 }
 

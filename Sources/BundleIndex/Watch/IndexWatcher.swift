@@ -37,12 +37,12 @@ public final class IndexWatcher {
     let tree: WatchedTree
     var logger: Logger
     /// Indexed bundle paths (kept in step with the index).
-    var bundles: Set<String> = []
+    var bundles: PathSet = []
     /// Real directories outside a bundle that its symbolic links lead to → the bundles that
     /// index them under their own paths (docs/watching.md, "Links out of a bundle").
-    var linkedBy: [String: Set<String>] = [:]
+    var linkedBy: PathMap<PathSet> = [:]
     /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle`), read once.
-    let declaredBundles: Set<String>
+    let declaredBundles: PathSet
     var pending = PendingChanges()
     /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
     var movedFrom: [UInt32: (directory: String, name: String, isDirectory: Bool)] = [:]
@@ -95,7 +95,7 @@ public final class IndexWatcher {
         self.inotify = try Inotify()
         self.tree = WatchedTree(inotify: inotify)
         self.logger = logger
-        self.declaredBundles = Set(try store.read { try $0.declaredBundles() })
+        self.declaredBundles = PathSet(try store.read { try $0.declaredBundles() })
     }
 
     /// A tree walker that knows the folders `build --bundle` declared bundles.
@@ -127,10 +127,11 @@ public final class IndexWatcher {
             // A catch-up that outgrew the map runs again from here after the map grew.
             (scanned, kept, removed, keptUnreadable, bundles) = (0, 0, 0, [], bundlesBefore)
             for root in roots {
-                let indexed = Dictionary(uniqueKeysWithValues: try writer.bundleRecords(under: root).map { ($0.path, $0) })
+                var indexed: PathMap<BundleRecord> = [:]
+                for record in try writer.bundleRecords(under: root) { indexed[record.path] = record }
                 var walker = makeWalker()
                 // The stamps of each bundle kept, for its links out below.
-                var keptStamps: [String: [FileStamp]] = [:]
+                var keptStamps: PathMap<[FileStamp]> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let stamps = try? writer.diskStamps(of: record),
                           !stamps.isEmpty, Self.unchanged(stamps, in: record.path)
@@ -139,7 +140,7 @@ public final class IndexWatcher {
                     kept += 1
                     return false
                 }
-                var scannedNow: Set<String> = []
+                var scannedNow: PathSet = []
                 let report = try walker.walk(root: root) { bundle in
                     if !(try writer.addBundleUnlessPartial(bundle, root: root, now: UInt64(time(nil)))) {
                         keptUnreadable.append(bundle.path)
@@ -148,7 +149,7 @@ public final class IndexWatcher {
                     scannedNow.insert(bundle.path)
                     scanned += 1
                 }
-                var found = Set(report.found)
+                var found = PathSet(report.found)
                 // Kept bundles were not scanned: their links out are found from their records.
                 for (path, stamps) in keptStamps where found.contains(path) && !scannedNow.contains(path) {
                     noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: stamps.map(\.path)))

@@ -13,7 +13,7 @@ extension IndexWatcher {
         var targets = targets
         // A GNUstep library's `Versions/Current` (TreeWalker.isLibraryCurrentLink) is a bundle
         // reached through a link: a change in the folder it names changes it too.
-        if PathText.lastComponent(bundle) == "Current", let real = FileSystem.realPath(bundle), real != bundle {
+        if PathText.lastComponent(bundle) == "Current", let real = FileSystem.realPath(bundle), !sameBytes(real, bundle) {
             targets.append(real)
         }
         for (target, linking) in linkedBy where linking.contains(bundle) {
@@ -24,7 +24,7 @@ extension IndexWatcher {
             linkedBy[target, default: []].insert(bundle)
             // Compared with the roots' real paths: a second watch on an inode already watched
             // under a root's path would take that watch's path over.
-            if !roots.contains(where: { r in FileSystem.realPath(r).map { target == $0 || target.hasPrefix($0 + "/") } ?? false }) {
+            if !roots.contains(where: { r in FileSystem.realPath(r).map { PathText.isSameOrInside(target, $0) } ?? false }) {
                 tree.watchRecursively(target)
             }
         }
@@ -32,9 +32,9 @@ extension IndexWatcher {
     }
 
     /// Bundles whose links lead to `path` or to a directory holding it.
-    func bundlesLinking(to path: String) -> Set<String> {
-        var out: Set<String> = []
-        for (target, linking) in linkedBy where path == target || path.hasPrefix(target + "/") {
+    func bundlesLinking(to path: String) -> PathSet {
+        var out: PathSet = []
+        for (target, linking) in linkedBy where PathText.isSameOrInside(path, target) {
             out.formUnion(linking)
         }
         return out
@@ -42,7 +42,7 @@ extension IndexWatcher {
 
     /// True when `path` is a root or lies below one.
     func isUnderRoot(_ path: String) -> Bool {
-        roots.contains { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+        roots.contains { PathText.isSameOrInside(path, $0) }
     }
 }
 #endif

@@ -1,10 +1,10 @@
 /// Events coalesced since the last applied batch: what to rescan, not what happened.
 struct PendingChanges {
     /// Bundles whose indexed tree changed: rescanned (or removed when gone).
-    var bundles: Set<String> = []
+    var bundles: PathSet = []
     /// Directory → names of entries that appeared, disappeared or moved: new bundles may be
     /// there, or indexed ones may be gone.
-    var children: [String: Set<String>] = [:]
+    var children: PathMap<PathSet> = [:]
     /// `bundleidx sync` cookies seen; deleted once the batch that contains them has committed.
     var cookies: [String] = []
     /// The kernel's queue overflowed: events were lost, every root is rescanned.

@@ -7,9 +7,9 @@ import Glibc
 final class WatchedTree {
     let inotify: Inotify
     private(set) var pathByWatch: [Int32: String] = [:]
-    private var watchByPath: [String: Int32] = [:]
+    private var watchByPath: PathMap<Int32> = [:]
     /// Directories without a watch because the watch limit was reached.
-    private(set) var unwatched: Set<String> = []
+    private(set) var unwatched: PathSet = []
     /// Set when `inotify_add_watch` first fails with ENOSPC, for the one log message.
     private(set) var limitReached = false
     /// Test seam: pretend the limit is this many watches.
@@ -51,7 +51,7 @@ final class WatchedTree {
         }
         do {
             let wd = try inotify.addWatch(dir)
-            if let old = pathByWatch[wd], old != dir { watchByPath[old] = nil }
+            if let old = pathByWatch[wd], !sameBytes(old, dir) { watchByPath[old] = nil }
             pathByWatch[wd] = dir
             watchByPath[dir] = wd
             unwatched.remove(dir)
@@ -68,24 +68,29 @@ final class WatchedTree {
 
     /// Forgets `path` and everything below it (deleted, or moved out of the tree).
     func forget(_ path: String) {
-        for (dir, wd) in watchByPath where dir == path || dir.hasPrefix(path + "/") {
+        for (dir, wd) in watchByPath where PathText.isSameOrInside(dir, path) {
             inotify.removeWatch(wd)
             watchByPath[dir] = nil
             pathByWatch[wd] = nil
         }
-        unwatched = unwatched.filter { !($0 == path || $0.hasPrefix(path + "/")) }
+        unwatched = PathSet(unwatched.filter { !PathText.isSameOrInside($0, path) })
     }
 
     /// A directory moved inside the tree: its watches stay (they follow the inode), their
     /// paths change.
     func rename(_ old: String, to new: String) {
-        for (dir, wd) in watchByPath where dir == old || dir.hasPrefix(old + "/") {
-            let moved = new + dir.dropFirst(old.count)
+        for (dir, wd) in watchByPath where PathText.isSameOrInside(dir, old) {
+            let moved = Self.moved(dir, from: old, to: new)
             watchByPath[dir] = nil
             watchByPath[moved] = wd
             pathByWatch[wd] = moved
         }
-        unwatched = Set(unwatched.map { $0 == old || $0.hasPrefix(old + "/") ? new + $0.dropFirst(old.count) : $0 })
+        unwatched = PathSet(unwatched.map { PathText.isSameOrInside($0, old) ? Self.moved($0, from: old, to: new) : $0 })
+    }
+
+    /// `path`, which is `old` or lies below it, with `old` replaced by `new` (by bytes).
+    private static func moved(_ path: String, from old: String, to new: String) -> String {
+        new + String(decoding: path.utf8.dropFirst(old.utf8.count), as: UTF8.self)
     }
 
     /// The kernel dropped a watch (IN_IGNORED: directory deleted, file system unmounted).

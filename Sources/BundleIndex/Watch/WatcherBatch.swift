@@ -13,7 +13,7 @@ extension IndexWatcher {
         if batch.overflow {
             try rescanEverything()
         } else {
-            var rescanned = Set<String>()
+            var rescanned = PathSet()
             var scannedDirectories: [String] = []
             let bundlesBefore = bundles
             try store.write { writer in
@@ -40,9 +40,9 @@ extension IndexWatcher {
     }
 
     /// `path` appeared, vanished or moved: find the bundles at and below it again.
-    private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>,
+    private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout PathSet,
                            _ scannedDirectories: inout [String]) throws {
-        let before = bundles.filter { $0 == path || $0.hasPrefix(path + "/") }
+        let before = bundles.filter { PathText.isSameOrInside($0, path) }
         guard FileSystem.isRealDirectory(path) else {
             for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
             return
@@ -62,7 +62,8 @@ extension IndexWatcher {
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
-        for gone in before.subtracting(report.found) {
+        let found = PathSet(report.found)
+        for gone in before where !found.contains(gone) {
             if IndexWriter.isHidden(gone, byUnreadable: report.unreadablePaths) {
                 kept.append(gone)
             } else {
@@ -84,7 +85,7 @@ extension IndexWatcher {
     }
 
     /// A bundle's tree changed: scan it again, or drop it when it is gone or no bundle any more.
-    private func rescanBundle(_ path: String, _ writer: IndexWriter, _ rescanned: inout Set<String>,
+    private func rescanBundle(_ path: String, _ writer: IndexWriter, _ rescanned: inout PathSet,
                               _ scannedDirectories: inout [String]) throws {
         rescanned.insert(path)
         var skipped = 0
@@ -105,7 +106,7 @@ extension IndexWatcher {
             warnKept(bundles.filter { PathText.isSameOrInside($0, path) }.sorted(by: byteOrder))
             return
         }
-        for gone in bundles where gone == path || gone.hasPrefix(path + "/") {
+        for gone in bundles.filter({ PathText.isSameOrInside($0, path) }) {
             try writer.removeBundle(path: gone)
             bundles.remove(gone)
         }
@@ -138,7 +139,7 @@ extension IndexWatcher {
         linkedBy = [:]
         for r in roots { tree.watchRecursively(r) }
         reportLimit()
-        var found: Set<String> = []
+        var found: PathSet = []
         var kept: [String] = []
         try store.write { writer in
             (found, kept) = ([], [])   // a rescan that outgrew the map runs again after it grew
@@ -150,7 +151,7 @@ extension IndexWatcher {
                     if !(try writer.addBundleUnlessPartial(bundle, root: r, now: UInt64(time(nil)))) { kept.append(bundle.path) }
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
                 }
-                let seen = Set(report.found)
+                let seen = PathSet(report.found)
                 for path in before where !seen.contains(path) {
                     if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {
                         kept.append(path)
@@ -180,7 +181,7 @@ extension IndexWatcher {
     }
 
     func root(of path: String) -> String {
-        roots.first { path == $0 || path.hasPrefix($0 + "/") } ?? path
+        roots.first { PathText.isSameOrInside(path, $0) } ?? path
     }
 }
 #endif
