@@ -122,6 +122,8 @@ struct EquivalentNamesTests {
         try IndexBuilder.build(roots: [disk.root + "/" + Self.decomposed], indexPath: disk.index)
         let summary = try IndexBuilder.build(roots: [disk.root + "/" + Self.composed], indexPath: disk.index)
         #expect(summary.bundlesRemoved == 0)
+        let roots = try IndexStore.openForReading(path: disk.index).read { try $0.roots() }
+        #expect(roots.count == 2, "both roots are kept for later builds and the watcher")
         #expect(try disk.found("\(Self.decomposed)/A.app", "x", "png") == "Resources/x.png")
         #expect(try disk.found("\(Self.composed)/B.app", "y", "png") == "Resources/y.png")
     }

@@ -112,7 +112,7 @@ package struct IndexSnapshot {
         let prefix = root == "/" ? [] : Array(root.utf8)
         try txn.scan(store.bundles, prefix: prefix) { key, value in
             let path = String(decoding: key, as: UTF8.self)
-            if root == "/" || path == root || path.hasPrefix(root + "/") {
+            if PathText.isSameOrInside(path, root) {
                 out.append(try wanted.map { try BundleRecord.decode(value, path: path, forQueriesReading: $0) }
                            ?? BundleRecord.decode(value, path: path))
             }

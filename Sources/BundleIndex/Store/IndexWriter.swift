@@ -45,7 +45,7 @@ package struct IndexWriter {
     /// Adds `path` to the path list at `key` (kept in byte order, each path once).
     private func addPath(_ path: String, to key: MetaKey) throws {
         var list = try store.pathList(key, in: txn)
-        guard !list.contains(path) else { return }
+        guard !list.contains(where: { sameBytes($0, path) }) else { return }
         list.append(path)
         list.sort(by: byteOrder)
         var w = ByteWriter()
