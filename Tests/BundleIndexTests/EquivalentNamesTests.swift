@@ -1,14 +1,14 @@
 // "é" as one scalar (U+00E9) and as "e" with a combining accent (U+0065 U+0301) are one name to
 // Swift's `String` (equal, hashed alike, each a prefix of the other's extensions) and two names
 // to the file system. A build must keep such folders, bundles and roots apart: what it compares,
-// keys or hashes by path, it compares, keys or hashes by bytes.
+// keys or hashes by path, it compares, keys or hashes by bytes; so does a lookup.
 import Foundation
 import Glibc
 import Testing
 @testable import BundleIndex
 @testable import BundleIndexCore
 
-@Suite("Build: names one to Swift, two on the disk", .serialized)
+@Suite("Names one to Swift, two on the disk: build, watcher, lookups", .serialized)
 struct EquivalentNamesTests {
     static let composed = "Caf\u{e9}"
     static let decomposed = "Cafe\u{301}"
@@ -52,10 +52,12 @@ struct EquivalentNamesTests {
             ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + relative)) ?? []).sorted(by: byteOrder)
         }
 
+        func bundle(_ relative: String) throws -> IndexedBundle? {
+            try IndexReader(path: index).bundle(atPath: root + "/" + relative, context: .foundationLinux)
+        }
+
         func found(_ bundle: String, _ name: String, _ type: String) throws -> String? {
-            let reader = try IndexReader(path: index)
-            guard let b = try reader.bundle(atPath: root + "/" + bundle, context: .foundationLinux) else { return nil }
-            return try b.resource(named: name, ofType: type)?.relativePath
+            try self.bundle(bundle)?.resource(named: name, ofType: type)?.relativePath
         }
     }
 
@@ -104,8 +106,7 @@ struct EquivalentNamesTests {
         disk.write("A.app/Resources/\(Self.decomposed)/x.png")
         disk.write("A.app/Resources/\(Self.composed)/y.png")
         try IndexBuilder.build(roots: [disk.root], indexPath: disk.index)
-        let reader = try IndexReader(path: disk.index)
-        let bundle = try #require(try reader.bundle(atPath: disk.root + "/A.app", context: .foundationLinux))
+        let bundle = try #require(try disk.bundle("A.app"))
         let x = try bundle.resource(named: "x", ofType: "png", inDirectory: Self.decomposed)?.relativePath
         let y = try bundle.resource(named: "y", ofType: "png", inDirectory: Self.composed)?.relativePath
         #expect(x.map { sameBytes($0, "Resources/\(Self.decomposed)/x.png") } == true)
@@ -137,9 +138,8 @@ struct EquivalentNamesTests {
         try FileManager.default.removeItem(atPath: disk.root + "/Apps/\(Self.composed).app")
         let summary = try IndexBuilder.build(roots: [disk.root], indexPath: disk.index)
         #expect(summary.bundles == 1 && summary.bundlesRemoved == 1)
-        let reader = try IndexReader(path: disk.index)
-        #expect(try reader.bundle(atPath: disk.root + "/Apps/\(Self.composed).app", context: .foundationLinux) == nil)
-        #expect(try reader.bundle(atPath: disk.root + "/Apps/\(Self.decomposed).app", context: .foundationLinux) != nil)
+        #expect(try disk.bundle("Apps/\(Self.composed).app") == nil)
+        #expect(try disk.bundle("Apps/\(Self.decomposed).app") != nil)
     }
 
     @Test("the watcher keeps two such bundles apart: its catch-up, then a file added to the second")
@@ -162,5 +162,18 @@ struct EquivalentNamesTests {
         try watch.sync()
         #expect(try watch.bundle(composed) == nil)
         #expect(try watch.bundle(decomposed) != nil)
+    }
+
+    @Test("a subdirectory that climbs out of one twin and through the other: only a folder that exists is climbed out of")
+    func climbingThroughTwins() throws {
+        let disk = Disk()
+        disk.write("A.app/Resources/\(Self.decomposed)/in.png")
+        disk.write("A.app/Resources/x.png")
+        try IndexBuilder.build(roots: [disk.root], indexPath: disk.index)
+        let bundle = try #require(try disk.bundle("A.app"))
+        // The kernel resolves `d/..` only when d is a folder: the decomposed one is, the composed one is not.
+        #expect(try bundle.resource(named: "x", ofType: "png", inDirectory: "\(Self.decomposed)/..")?.relativePath != nil)
+        #expect(try bundle.resource(named: "x", ofType: "png", inDirectory: "\(Self.composed)/..") == nil)
+        #expect(try bundle.resource(named: "x", ofType: "png", inDirectory: "\(Self.decomposed)/../\(Self.composed)/..") == nil)
     }
 }

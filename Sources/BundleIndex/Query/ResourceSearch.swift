@@ -35,7 +35,7 @@ struct ResourceSearch {
     /// it would find nothing). The common query (no subdirectory, the bundle's resource
     /// directory) uses the plan.
     private func locate(_ index: Int, resourceDir: String, _ sub: String?,
-                        cache: inout [String: Bool]) throws -> (DirectoryRef, String)? {
+                        cache: inout [BytewiseString: Bool]) throws -> (DirectoryRef, String)? {
         let plain = sub == nil && resourceDir == plan.record.layout.resourceDirectory
         let dir: DirectoryRef
         if plain {
@@ -50,7 +50,7 @@ struct ResourceSearch {
 
     /// The directory a step reads, as indexed (relative to the bundle root, normalised); nil
     /// when it cannot exist (a `..` through something that is not a directory).
-    private func directory(resourceDir: String, _ step: Step, _ sub: String?, cache: inout [String: Bool]) throws -> String? {
+    private func directory(resourceDir: String, _ step: Step, _ sub: String?, cache: inout [BytewiseString: Bool]) throws -> String? {
         // Two-component joins: the variadic join (its arrays) was ~9 % of `QueryProfile … paths-cases`.
         let raw = PathText.join(PathText.join(resourceDir, step.lproj.map { $0 + ".lproj" } ?? ""), sub ?? "")
         // Most paths are already normal: no empty, `.` or `..` component to take out.
@@ -63,9 +63,9 @@ struct ResourceSearch {
                 let below = parts.joined(separator: "/")
                 if parts.isEmpty { return nil }
                 let exists: Bool
-                if let known = cache[below] { exists = known } else {
+                if let known = cache[BytewiseString(text: below)] { exists = known } else {
                     exists = try snapshot.directory(bundle: bundle.id, path: below) != nil
-                    cache[below] = exists
+                    cache[BytewiseString(text: below)] = exists
                 }
                 if !exists { return nil }
                 parts.removeLast()
@@ -91,7 +91,7 @@ struct ResourceSearch {
 
     /// `T[key]` for a single lookup: the value the first step that has one produces.
     func first(_ key: LookupRequest.Key, resourceDir: String, sub: String?) throws -> String? {
-        var cache: [String: Bool] = [:]
+        var cache: [BytewiseString: Bool] = [:]
         for (index, step) in steps.enumerated() {
             guard let (dir, pre) = try locate(index, resourceDir: resourceDir, sub, cache: &cache) else { continue }
             switch key {
@@ -165,7 +165,7 @@ struct ResourceSearch {
     func forEachArrayEntry(_ key: LookupRequest.Key, resourceDir: String, sub: String?,
                            _ body: (_ run: Int, _ prefix: String, _ name: UnsafeRawBufferPointer,
                                     _ flags: DirectoryEntry.Flags, _ rank: UInt32) throws -> Void) throws {
-        var cache: [String: Bool] = [:]
+        var cache: [BytewiseString: Bool] = [:]
         var typeMarked = false
         var localizedAdded = false
         for (run, step) in steps.enumerated() {
