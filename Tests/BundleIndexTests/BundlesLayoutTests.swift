@@ -56,4 +56,45 @@ struct BundlesLayoutTests {
         #expect(try f.build().bundles == 300)
         #expect(try IndexVerifier.verify(indexPath: f.indexPath).isEmpty)
     }
+
+    @Test("bundle records past the held limit: those held are written together, the rest as they come, all of them read back")
+    func pastTheLimit() throws {
+        // 300 records of a 200th of the limit each: the limit is reached two thirds of the way.
+        let long = String(repeating: "x", count: HeldBundleRecords.byteLimit / 200)
+        var files: [String: String] = [:]
+        for b in 0..<300 {
+            files[String(format: "App%03d.app/Info.plist", b)] = infoPlist(["CFBundleIdentifier": "com.example.app\(b)",
+                                                                            "CFBundleGetInfoString": long + "\(b)"])
+        }
+        let f = try BundleFixture(files)
+        #expect(try f.build().bundles == 300)
+        let reader = try f.reader()
+        for b in [0, 199, 200, 201, 299] {
+            let app = try #require(try reader.bundle(atPath: f.root + String(format: "/App%03d.app", b), context: .foundationLinux))
+            #expect(app.bundleIdentifier == "com.example.app\(b)")
+            #expect(try app.object(forInfoDictionaryKey: "CFBundleGetInfoString") == .string(long + "\(b)"))
+        }
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath).isEmpty)
+    }
+
+    @Test("a first build of two roots: the first root's records are written before the second is read, all of them kept")
+    func twoRoots() throws {
+        var files: [String: String] = [:]
+        for root in ["one", "two"] {
+            for b in 0..<20 {
+                files["\(root)/App\(b).app/Info.plist"] = infoPlist(["CFBundleIdentifier": "com.example.\(root).\(b)"])
+            }
+        }
+        let f = try BundleFixture(files)
+        let summary = try IndexBuilder.build(roots: [f.root + "/one", f.root + "/two"], indexPath: f.indexPath)
+        #expect(summary.bundles == 40 && summary.bundlesRemoved == 0)
+        let reader = try f.reader()
+        for root in ["one", "two"] {
+            for b in [0, 19] {
+                let app = try #require(try reader.bundle(atPath: f.root + "/\(root)/App\(b).app", context: .foundationLinux))
+                #expect(app.bundleIdentifier == "com.example.\(root).\(b)")
+            }
+        }
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath).isEmpty)
+    }
 }
