@@ -51,7 +51,7 @@ struct SyncCommand: ParsableCommand {
         let resolved = resolvedPath(root) ?? root
         guard roots.contains(where: { stored in
             let base = resolvedPath(stored) ?? stored
-            return resolved == base || resolved.hasPrefix(base == "/" ? "/" : base + "/")
+            return PathText.isSameOrInside(resolved, base)
         }) else {
             printError("\(root) is not in a root of the index at \(reader.path) (its roots: \(roots.joined(separator: ", ")))")
             throw ExitStatus.input

@@ -141,7 +141,7 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
     open override func path(forResource name: String?, ofType ext: String?, inDirectory subpath: String?) -> String? {
         // The bundle opened by the path it is indexed under (no link on the way): the index
         // spells the path itself, in one string.
-        if let source, source.base == source.bundle.bundlePath {
+        if let source, sameBytes(source.base, source.bundle.bundlePath) {
             return answer({ s in try s.bundle.path(forResource: name, ofType: ext, inDirectory: subpath) },
                           else: { super.path(forResource: name, ofType: ext, inDirectory: subpath) })
         }

@@ -17,7 +17,7 @@ struct EquivalentNamesTests {
     /// (Glibc, no path conversion).
     static func write(_ relative: String, in root: String) {
         var folder = root
-        for component in relative.split(separator: "/").dropLast() {
+        for component in PathText.components(relative, omittingEmpty: true).dropLast() {
             folder += "/" + component
             mkdir(folder, 0o755)
         }
@@ -175,5 +175,35 @@ struct EquivalentNamesTests {
         #expect(try bundle.resource(named: "x", ofType: "png", inDirectory: "\(Self.decomposed)/..")?.relativePath != nil)
         #expect(try bundle.resource(named: "x", ofType: "png", inDirectory: "\(Self.composed)/..") == nil)
         #expect(try bundle.resource(named: "x", ofType: "png", inDirectory: "\(Self.decomposed)/../\(Self.composed)/..") == nil)
+    }
+
+    @Test("an identifier respelled only in how its é is written: the new spelling is indexed, the old one removed")
+    func identifierRespelled() throws {
+        let disk = Disk()
+        func declare(_ identifier: String) throws {
+            let plist = try PropertyListSerialization.data(fromPropertyList: ["CFBundleIdentifier": identifier], format: .xml, options: 0)
+            try plist.write(to: URL(fileURLWithPath: disk.root + "/App.app/Info.plist"))
+        }
+        disk.write("App.app/x.png")   // a flat bundle: Info.plist at its root is read
+        try declare("org.example.caf\u{e9}")
+        disk.settle()
+        try IndexBuilder.build(roots: [disk.root], indexPath: disk.index)
+        try declare("org.example.cafe\u{301}")
+        disk.settle()
+        #expect(try IndexBuilder.build(roots: [disk.root], indexPath: disk.index).bundlesRead == 1)
+        let reader = try IndexReader(path: disk.index)
+        let found = try reader.bundle(identifier: "org.example.cafe\u{301}", context: .foundationLinux)
+        #expect(found.map { sameBytes($0.bundlePath, disk.root + "/App.app") } == true)
+        #expect(try reader.bundle(identifier: "org.example.caf\u{e9}", context: .foundationLinux) == nil)
+        #expect(try IndexVerifier.verify(indexPath: disk.index).isEmpty)
+    }
+
+    @Test("a bundle opened through a link whose name is its twin's: the link is followed")
+    func linkNamedLikeItsTarget() throws {
+        let disk = Disk()
+        disk.write("\(Self.decomposed).app/Resources/x.png")
+        #expect(symlink("\(Self.decomposed).app", disk.root + "/\(Self.composed).app") == 0)
+        try IndexBuilder.build(roots: [disk.root], indexPath: disk.index)
+        #expect(try disk.found("\(Self.composed).app", "x", "png") == "Resources/x.png")
     }
 }

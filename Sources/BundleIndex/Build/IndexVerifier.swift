@@ -59,12 +59,12 @@ public enum IndexVerifier {
                 out.append(Difference(bundle: path, detail: "the identifier \(identifier) points at a bundle that is not indexed"))
                 return
             }
-            if !record.identifiers.contains(identifier) {
+            if !record.identifiers.contains(BytewiseString(text: identifier)) {
                 out.append(Difference(bundle: path, detail: "the identifier \(identifier) is indexed for a bundle that does not declare it"))
             }
         }
         for record in try snap.bundles(under: "/") {
-            for identifier in record.identifiers where !entries.contains(identifier + "\u{0}" + record.path) {
+            for identifier in record.identifiers.map(\.text) where !entries.contains(identifier + "\u{0}" + record.path) {
                 out.append(Difference(bundle: record.path, detail: "its identifier \(identifier) is missing from the identifiers database"))
             }
         }

@@ -9,17 +9,20 @@ enum BundleMetadata {
 
     /// `_CFBundleCopyLanguageFoundInLocalizations`: exact, legacy name ↔ code, `-`/`_` swapped
     /// at index 2, or equal canonical language identifiers.
+    /// Names are compared as CF compares them, by code units (`sameBytes`).
     static func languageFound(_ language: String, in list: [String]) -> Bool {
-        if list.contains(language) { return true }
-        if let code = legacyNames[language], list.contains(code) { return true }
-        if let legacy = legacyNames.first(where: { $0.value == language })?.key, list.contains(legacy) { return true }
-        var chars = Array(language)
-        if chars.count > 2, chars[2] == "-" || chars[2] == "_" {
-            chars[2] = chars[2] == "-" ? "_" : "-"
-            if list.contains(String(chars)) { return true }
+        func listed(_ name: String) -> Bool { list.contains { sameBytes($0, name) } }
+        if listed(language) { return true }
+        if let code = legacyNames[language], listed(code) { return true }
+        if let legacy = legacyNames.first(where: { $0.value == language })?.key, listed(legacy) { return true }
+        var units = Array(language.utf16)
+        let dash = UInt16(UInt8(ascii: "-")), underscore = UInt16(UInt8(ascii: "_"))
+        if units.count > 2, units[2] == dash || units[2] == underscore {
+            units[2] = units[2] == dash ? underscore : dash
+            if listed(String(decoding: units, as: UTF16.self)) { return true }
         }
         let canonical = canonicalLanguage(language)
-        return list.contains { canonicalLanguage($0) == canonical }
+        return list.contains { sameBytes(canonicalLanguage($0), canonical) }
     }
 
     /// A small stand-in for `CFLocaleCreateCanonicalLanguageIdentifierFromString`: legacy names

@@ -41,9 +41,10 @@ enum DirectLookup {
     }
 
     /// Whether the query is of the kind answered here: a plain name (not empty, `.` or `..`, no
-    /// `/`), a type without `/`, no subdirectory or one made of plain names.
+    /// `/`, no drive CF would drop: `LookupRequest.hasDrive`), a type without `/`, no
+    /// subdirectory or one made of plain names.
     static func accepts(name: String?, type: String?, subdirectory: String?) -> Bool {
-        guard let name, isPlain(name, components: .one) else { return false }
+        guard let name, isPlain(name, components: .one), !LookupRequest.hasDrive(name) else { return false }
         if let type, !type.isEmpty, !isPlain(type, components: .oneOrDots) { return false }
         if let subdirectory, !subdirectory.isEmpty, !isPlain(subdirectory, components: .many) { return false }
         return true
@@ -116,8 +117,8 @@ enum DirectLookup {
             // directory, any other from the bundle root.
             let own = plan.record.layout == .resources ? "Resources" : "Contents/Resources"
             if subdirectory == own { return try search(plan.resourceBase, nil) }
-            if let subdirectory, subdirectory.hasPrefix(own + "/") {
-                return try search(plan.resourceBase, String(subdirectory.dropFirst(own.count + 1)))
+            if let subdirectory, let below = PathText.below(own, in: subdirectory) {
+                return try search(plan.resourceBase, below)
             }
             return try search(try source.rootBase(of: plan, subdirectory: subdirectory)!, subdirectory)
         }
@@ -196,11 +197,11 @@ enum DirectLookup {
         // Decided only after a global miss: a global hit never needs it (hashing the
         // localization into the lproj names was ~40 ns of a ~750 ns warm global hit at 1M).
         func languageFolderFirst() -> Bool {
-            localization.map { base.lprojNames?.contains($0) ?? false } ?? false
+            localization.map { l in base.lprojNames?.contains { sameBytes($0, l) } ?? false } ?? false
                 && plan.steps.allSatisfy { step in step.lproj.map { isLocalizedValue(lproj: $0, subdirectory: subdirectory) } ?? true }
         }
         searchList: for step in plan.steps.indices where base.mayExist[step] {
-            if languageFolderLacksName && plan.steps[step].lproj == localization { continue }
+            if languageFolderLacksName && Self.same(plan.steps[step].lproj, localization) { continue }
             text.truncate(to: directoryStart)
             let directory = stepDirectory(step, base: base, subdirectory: subdirectory, directoryStart: directoryStart, &text)
             switch try candidates(step, base: base, directory, lookupName: lookupName, directoryStart: directoryStart,
@@ -219,7 +220,7 @@ enum DirectLookup {
                 return .general
             case .exact(let flags):
                 if let lproj = plan.steps[step].lproj, isLocalizedValue(lproj: lproj, subdirectory: subdirectory),
-                   lproj != localization {
+                   !Self.same(lproj, localization) {
                     break searchList
                 }
                 return try hit(flags, &text)
@@ -230,7 +231,7 @@ enum DirectLookup {
             if plan.steps[step].lproj == nil {
                 // The global step's `<localization>.lproj`: read already, or absent.
                 if languageFolderLacksName { continue }
-                if let known = base.lprojNames, !known.contains(localization) { continue }
+                if let known = base.lprojNames, !known.contains(where: { sameBytes($0, localization) }) { continue }
             }
             let directory = languageDirectory(step, localization, &text)
             // Settled only for the global step's `<localization>.lproj`, by the lproj names.
@@ -323,6 +324,16 @@ enum DirectLookup {
         case oneOrDots
         /// Components separated by single slashes, none `.` or `..`.
         case many
+    }
+
+    /// Whether two optional names are the same bytes (both nil counts as the same), as CF
+    /// compares an lproj name with a `forLocalization:` name.
+    private static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return sameBytes(a, b)
+        default: return false
+        }
     }
 
     private static func isPlain(_ text: String, components: Components) -> Bool {

@@ -81,7 +81,7 @@ public final class IndexReader: Sendable {
         // Named through a link: compare resolved paths. The record is moved along, never copied:
         // a copy retains and releases every field.
         guard let found = try read(absolute)
-                ?? FileSystem.realPath(absolute).flatMap({ $0 == absolute ? nil : try read($0) }) else { return nil }
+                ?? FileSystem.realPath(absolute).flatMap({ sameBytes($0, absolute) ? nil : try read($0) }) else { return nil }
         let (record, transaction) = found
         let bundle = IndexedBundle(reader: self, record: record, readIn: transaction, context: context)
         if remembering { openedBundles.remember(bundle.plan, path: absolute, transaction: transaction) }

@@ -18,25 +18,36 @@ struct LookupRequest {
     init?(name: String?, type: String?, subdirectory subPath: String?) {
         if let subPath, Self.climbsOut(subPath) { return nil }
 
+        // `_CFCreateLastPathComponent`, on the code units: a `/` followed by a combining mark
+        // is one `Character` to Swift and still a slash to CF.
         var realName = name
         var subFromName: String?
-        if let name, name.utf16.count >= 2, let slash = name.lastIndex(of: "/") {
-            let last = String(name[name.index(after: slash)...])
-            if slash > name.startIndex {
-                subFromName = String(name[..<slash])
-                // "dir/": the directory name itself is the resource name.
-                realName = last.isEmpty && name.index(after: slash) == name.endIndex ? subFromName : last
-            } else {
-                realName = last
+        if let name, name.utf16.count >= 2 {
+            let utf8 = name.utf8
+            if let slash = utf8.lastIndex(of: UInt8(ascii: "/")) {
+                let last = String(decoding: utf8[utf8.index(after: slash)...], as: UTF8.self)
+                if slash > utf8.startIndex {
+                    subFromName = String(decoding: utf8[..<slash], as: UTF8.self)
+                    // "dir/": the directory name itself is the resource name.
+                    realName = last.isEmpty ? subFromName : last
+                } else {
+                    realName = last
+                }
+            } else if Self.hasDrive(name) {
+                // CF drops a DOS drive from a name without a slash, on every platform: "C:foo"
+                // is "foo" (docs/search-pattern.md, "Lookup arguments").
+                realName = String(decoding: utf8.dropFirst(2), as: UTF8.self)
             }
         }
 
+        // CF tests the type's first code unit for a dot, not its first `Character`.
         let type = (type?.isEmpty ?? true) ? nil : type
+        let typeHasDot = type?.utf8.first == UInt8(ascii: ".")
         if let realName, !realName.isEmpty {
-            if let type { key = .name(type.hasPrefix(".") ? realName + type : realName + "." + type) }
+            if let type { key = .name(typeHasDot ? realName + type : realName + "." + type) }
             else { key = .name(realName) }
         } else if let type {
-            key = .type(type.hasPrefix(".") ? String(type.dropFirst()) : type)
+            key = .type(typeHasDot ? String(decoding: type.utf8.dropFirst(), as: UTF8.self) : type)
         } else {
             key = .all
         }
@@ -49,6 +60,16 @@ struct LookupRequest {
         case (true, true): subdirectory = PathComponents.append(subPath!, subFromName!)
         case (false, false): subdirectory = nil
         }
+    }
+
+    /// Whether CF takes the start of `name` (more than two code units, no slash) for a DOS
+    /// drive and drops it (`_CFCreateLastPathComponent` with `_hasDrive`): an ASCII letter,
+    /// then a colon.
+    static func hasDrive(_ name: String) -> Bool {
+        guard name.utf16.count > 2 else { return false }
+        var bytes = name.utf8.makeIterator()
+        guard let letter = bytes.next(), bytes.next() == UInt8(ascii: ":") else { return false }
+        return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(letter) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter)
     }
 
     /// CF's depth walk (docs/search-pattern.md, "Subdirectories"): a leading empty component

@@ -162,8 +162,8 @@ struct ResourceLookup {
         let sub = request.subdirectory
         let own = layout == .resources ? "Resources" : "Contents/Resources"
         if sub == own { return try body(resourceDir, nil) }
-        if let sub, sub.utf16.count > own.utf16.count + 1, sub.hasPrefix(own + "/") {
-            return try body(resourceDir, String(sub.dropFirst(own.count + 1)))
+        if let sub, let below = PathText.below(own, in: sub), !below.isEmpty {
+            return try body(resourceDir, below)
         }
         return try body("", sub)
     }

@@ -55,8 +55,8 @@ struct ResourceSearch {
         let raw = PathText.join(PathText.join(resourceDir, step.lproj.map { $0 + ".lproj" } ?? ""), sub ?? "")
         // Most paths are already normal: no empty, `.` or `..` component to take out.
         if Self.isNormal(raw) { return raw }
-        var parts: [Substring] = []
-        for c in raw.split(separator: "/", omittingEmptySubsequences: true) {
+        var parts: [String] = []
+        for c in PathText.components(raw, omittingEmpty: true) {
             if c == "." { continue }
             if c == ".." {
                 // The kernel resolves `x/..` only if x is a directory: check it really is one.

@@ -109,7 +109,7 @@ package struct IndexWriter {
         try txn.deletePrefix(store.resources, prefix: ResourceKey.bundlePrefix(record.id))
         try txn.deletePrefix(store.strings, prefix: ResourceKey.bundlePrefix(record.id))
         for id in record.identifiers {
-            try txn.delete(store.identifiers, key: Array(id.utf8), value: Array(path.utf8))
+            try txn.delete(store.identifiers, key: Array(id.text.utf8), value: Array(path.utf8))
         }
         try txn.delete(store.bundles, key: Array(path.utf8))
     }
@@ -160,10 +160,10 @@ package struct IndexWriter {
         let identifiers = BundleRecord.identifiers(of: bundle.infoPlists)
         let before = previous?.identifiers ?? []
         for gone in before.subtracting(identifiers) {
-            try txn.delete(store.identifiers, key: Array(gone.utf8), value: Array(bundle.path.utf8))
+            try txn.delete(store.identifiers, key: Array(gone.text.utf8), value: Array(bundle.path.utf8))
         }
         for ident in identifiers.subtracting(before) {
-            try txn.put(store.identifiers, key: Array(ident.utf8), value: Array(bundle.path.utf8))
+            try txn.put(store.identifiers, key: Array(ident.text.utf8), value: Array(bundle.path.utf8))
         }
         guard previous != nil else {
             try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in

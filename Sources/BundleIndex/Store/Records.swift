@@ -41,11 +41,13 @@ package struct BundleRecord: Sendable, Equatable {
     }
 
     /// The identifiers its Info.plist files declare (`CFBundleIdentifier`, non-empty): the
-    /// entries it has in the identifiers database.
-    package var identifiers: Set<String> { Self.identifiers(of: infoPlists) }
+    /// entries it has in the identifiers database, whose keys are their bytes (so two spellings
+    /// of "é" are two identifiers here too).
+    package var identifiers: Set<BytewiseString> { Self.identifiers(of: infoPlists) }
 
-    static func identifiers(of infoPlists: [InfoPlistFile]) -> Set<String> {
-        Set(infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }.filter { !$0.isEmpty })
+    static func identifiers(of infoPlists: [InfoPlistFile]) -> Set<BytewiseString> {
+        Set(infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }.filter { !$0.isEmpty }
+            .map(BytewiseString.init(text:)))
     }
 
     /// Decoded by `decode(forQueriesReading:)`: some Info.plist files and the stamps are left

@@ -24,11 +24,18 @@ package enum PathText {
         relative.isEmpty ? folder : child(relative, of: folder)
     }
 
+    /// The components of `path` between its `/` bytes. Split by `Character`, a `/` followed by
+    /// a combining mark (U+0301) is no separator, where the kernel and CF see one.
+    static func components(_ path: String, omittingEmpty: Bool) -> [String] {
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: omittingEmpty)
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Removes `.` and empty components and resolves `..` lexically. nil when `..` would climb
     /// above the start.
     static func normalise(_ path: String) -> String? {
-        var out: [Substring] = []
-        for c in path.split(separator: "/", omittingEmptySubsequences: true) {
+        var out: [String] = []
+        for c in components(path, omittingEmpty: true) {
             if c == "." { continue }
             if c == ".." {
                 if out.isEmpty { return nil }
@@ -44,7 +51,7 @@ package enum PathText {
     /// `currentDirectory` is asked for only when `path` is relative.
     package static func absolute(_ path: String, currentDirectory: @autoclosure () -> String) -> String {
         if isNormalAbsolute(path) { return path }
-        let joined = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+        let joined = path.utf8.first == UInt8(ascii: "/") ? path : currentDirectory() + "/" + path
         return "/" + (normalise(joined) ?? "")
     }
 
@@ -89,6 +96,15 @@ package enum PathText {
         }
     }
 
+    /// What follows `folder/` in the relative `path` (possibly nothing), by bytes; nil when
+    /// `path` does not start with `folder/`.
+    package static func below(_ folder: String, in path: String) -> String? {
+        let prefix = folder.utf8.count
+        guard path.utf8.count > prefix, path.utf8.starts(with: folder.utf8),
+              path.utf8.dropFirst(prefix).first == UInt8(ascii: "/") else { return nil }
+        return String(decoding: path.utf8.dropFirst(prefix + 1), as: UTF8.self)
+    }
+
     /// Whether absolute `path` lies below `folder` (not `folder` itself), by bytes.
     package static func isInside(_ path: String, _ folder: String) -> Bool {
         !sameBytes(path, folder) && isSameOrInside(path, folder)
@@ -113,8 +129,8 @@ enum PathComponents {
 
     /// `removingDotSegments` without the shortcut: the algorithm itself.
     static func resolvingDotSegments(_ path: String) -> String {
-        var input = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        let leadingSlash = path.hasPrefix("/")
+        var input = PathText.components(path, omittingEmpty: false)
+        let leadingSlash = path.utf8.first == UInt8(ascii: "/")
         if leadingSlash { input.removeFirst() }
         var out: [String] = []
         for (i, segment) in input.enumerated() {
