@@ -26,7 +26,7 @@ struct BundleIdx: ParsableCommand {
           2  usage error
           3  index error (missing, not an index, other format version, damaged)
           4  bad input (a root that is not a directory, a malformed query)
-          5  other failures (a system call, a sync that timed out)
+          5  other failures (a system call, unwritable output, a sync that timed out)
         """,
         subcommands: [BuildCommand.self, QueryCommand.self, StringCommand.self, PathsCommand.self, LocalizationsCommand.self, BundlesCommand.self,
                       InfoCommand.self, StatsCommand.self, WatchCommand.self, SyncCommand.self, VerifyCommand.self]

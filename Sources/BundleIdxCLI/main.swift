@@ -6,15 +6,17 @@ import Glibc
 // The full command line, `bundleidx-cli`: the `bundleidx` front program runs plain queries
 // itself and hands every other command line to this one (Sources/bundleidx/main.swift).
 // Usage errors exit with 2 (documented in --help) instead of ArgumentParser's 64.
+StandardStreams.prepare()
 do {
     var command = try BundleIdx.parseAsRoot()
     try command.run()
+    StandardStreams.exit(0)
 } catch let status as ExitStatus {
-    exit(status.code)   // whoever threw it has said why
+    StandardStreams.exit(status.code)   // whoever threw it has said why
 } catch {
     if BundleIdx.exitCode(for: error) == .validationFailure {
         writeStderr(BundleIdx.fullMessage(for: error) + "\n")
-        exit(ExitStatus.usage.code)
+        StandardStreams.exit(ExitStatus.usage.code)
     }
     BundleIdx.exit(withError: error)
 }

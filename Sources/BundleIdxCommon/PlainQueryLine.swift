@@ -118,7 +118,7 @@ package struct PlainQueryLine {
             status = error.code
         }
         reader.endIdleReads()
-        withExtendedLifetime(reader) { exit(status) }
+        withExtendedLifetime(reader) { StandardStreams.exit(status) }
     }
 }
 

@@ -7,12 +7,13 @@ import Glibc
 // little more than starting a program (docs/performance.md, "Fresh process"). Every other
 // command line — other commands, other options, help, usage errors — is handed unchanged to the
 // full command line, `bundleidx-cli`, which replaces this process (FullCommandLine).
+StandardStreams.prepare()
 let arguments = CommandLine.arguments
 if let line = PlainQueryLine(arguments: arguments) {
     do {
         try line.run()
     } catch {
-        exit(error.code)
+        StandardStreams.exit(error.code)
     }
 }
 FullCommandLine.run(arguments)

@@ -1,0 +1,42 @@
+// `stdout`, a C global, is touched only here: `@preconcurrency` lets Swift 6 read it, and the
+// process has one thread when it does.
+@preconcurrency import Glibc
+
+/// The standard streams of a bundleidx executable: made safe before anything is opened, and the
+/// output checked before the process ends. A result that could not be written is an error the
+/// caller must hear of: `bundleidx bundles > /dev/full` exited 0 with nothing written, and a
+/// reader gone from a pipe (`| head -1`) killed the process with SIGPIPE.
+package enum StandardStreams {
+    /// Called first by each executable's `main`.
+    ///
+    /// SIGPIPE is ignored: a write to a pipe nobody reads fails with EPIPE, which `finish` and
+    /// the batch's `writeAll` report (exit 5), instead of killing the process.
+    ///
+    /// A standard stream the process was started without (`<&-`, `>&-`) is taken by /dev/null,
+    /// opened the wrong way round (standard input for writing, the others for reading): so no
+    /// file the process opens later (the index's `data.mdb`) becomes its standard input or
+    /// output, and a read or write on it still fails (EBADF), as it would on the closed stream.
+    package static func prepare() {
+        signal(SIGPIPE, SIG_IGN)
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            // The lowest free descriptor: `fd` itself, the ones below it being open by now.
+            _ = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY)
+        }
+    }
+
+    /// Writes out what standard output holds. When that or an earlier write of it failed, says
+    /// why on standard error and returns 5 (the system-call status) in place of `status` 0 or 1,
+    /// whose output the caller would otherwise take for complete; another status is kept.
+    package static func finish(_ status: Int32) -> Int32 {
+        let flushed = fflush(stdout) == 0
+        let code = errno
+        guard !flushed || ferror(stdout) != 0 else { return status }
+        printError("cannot write the output: \(String(cString: strerror(flushed ? EIO : code)))")
+        return status == 0 || status == ExitStatus.notFound.code ? ExitStatus.other.code : status
+    }
+
+    /// Ends the process with `status`, after `finish`.
+    package static func exit(_ status: Int32) -> Never {
+        Glibc.exit(finish(status))
+    }
+}
