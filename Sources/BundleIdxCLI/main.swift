@@ -7,6 +7,7 @@ import Glibc
 // itself and hands every other command line to this one (Sources/bundleidx/main.swift).
 // Usage errors exit with 2 (documented in --help) instead of ArgumentParser's 64.
 StandardStreams.prepare()
+RawArguments.requireUTF8()
 do {
     var command = try BundleIdx.parseAsRoot()
     try command.run()

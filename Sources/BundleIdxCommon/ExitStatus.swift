@@ -69,6 +69,10 @@ package func openIndexReader(at path: String) throws(ExitStatus) -> IndexReader 
 
 /// Opens the bundle named on the command line, or exits 1 with a message.
 package func openBundle(_ reader: IndexReader, _ reference: String, _ context: SearchContext) throws(ExitStatus) -> IndexedBundle {
+    guard !reference.isEmpty else {
+        printError("the bundle is an empty string; give its path or its identifier")
+        throw .usage
+    }
     let found: IndexedBundle?
     // Not remembered: a command line opens its bundle once, so the reader's table of opened
     // bundles would only be filled (a dictionary made, hashed into) and never read.

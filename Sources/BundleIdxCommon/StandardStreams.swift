@@ -40,3 +40,25 @@ package enum StandardStreams {
         Glibc.exit(finish(status))
     }
 }
+
+/// The command line as the process received it, checked before anything reads it: Swift's
+/// `CommandLine.arguments` repairs bytes that are not UTF-8 (U+FFFD), so `--index $'ix\xff'`
+/// wrote an index at another path and a root by such a name was "no such directory". Paths on
+/// the command line must be UTF-8, as every name bundleidx indexes is; one that is not is a
+/// usage error (exit 2) that names it.
+package enum RawArguments {
+    package static func requireUTF8() {
+        for position in 0..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[position], String(validatingCString: raw) == nil else { continue }
+            let bytes = UnsafeRawBufferPointer(start: raw, count: strlen(raw))
+            let shown = bytes.map { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\\") ? String(UnicodeScalar($0)) : "\\x" + hex($0) }
+            printError("argument \(position) is not valid UTF-8: \(shown.joined())")
+            StandardStreams.exit(ExitStatus.usage.code)
+        }
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}

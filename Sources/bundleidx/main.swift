@@ -8,6 +8,7 @@ import Glibc
 // command line — other commands, other options, help, usage errors — is handed unchanged to the
 // full command line, `bundleidx-cli`, which replaces this process (FullCommandLine).
 StandardStreams.prepare()
+RawArguments.requireUTF8()
 let arguments = CommandLine.arguments
 if let line = PlainQueryLine(arguments: arguments) {
     do {

@@ -35,6 +35,36 @@ struct CLITests {
         #expect(try cli(f, ["build", f.root + "/missing"]).status == 4)
     }
 
+    @Test("an empty path or bundle (an unset variable in a script) is refused, never taken for the current directory")
+    func emptyArguments() throws {
+        let f = try Self.fixture()
+        #expect(try cli(f, ["build", f.root]).status == 0)
+        // Run from inside the bundle, where "" made absolute would name it.
+        let inside = f.root + "/Phone.app"
+        for (args, status) in [(["build", ""], Int32(4)), (["build", "--bundle", "", f.root], 4), (["verify", ""], 4),
+                               (["query", "", "icon", "--type", "png"], 2), (["paths", "", "--type", "png"], 2)] {
+            let result = try run([bundleidxBinary] + args + ["--index", f.indexPath], cwd: inside)
+            #expect(result.status == status, "\(args): \(result.stderr)")
+            #expect(result.stderr.contains("empty"), "\(args): \(result.stderr)")
+        }
+        #expect(try f.reader().statistics().roots == [f.root], "no root was added")
+        #expect(try f.reader().bundle(atPath: "", context: .foundationLinux) == nil)
+    }
+
+    @Test("an argument that is not UTF-8 is a usage error naming it, not a path repaired into another one")
+    func argumentsNotUTF8() throws {
+        let f = try Self.fixture()
+        let scratch = makeTempDirectory(prefix: "not-utf8")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        // The shell makes the byte: Process takes only valid strings.
+        for line in ["$B build \"$R\" --index \"$S/ix$(printf '\\377')\"", "$B query \"$(printf 'a\\376')\" icon --index \"$S/ix\""] {
+            let result = try run(["sh", "-c", line], environment: ["B": bundleidxBinary, "R": f.root, "S": scratch])
+            #expect(result.status == 2, "\(line): \(result.stderr)")
+            #expect(result.stderr.contains("is not valid UTF-8"), "\(line): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "no index was written")
+    }
+
     @Test("string: the table's entry; exit 1 for a missing key; --table, --localization, --json, the profile's languages")
     func string() throws {
         let f = try wordsFixture()

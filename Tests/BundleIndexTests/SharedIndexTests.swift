@@ -35,6 +35,20 @@ struct SharedIndexTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.indexPath + "/lock.mdb")) == lockBefore)
     }
 
+    @Test("an index behind a folder the user may not search: permission denied, not \"no index\"")
+    func indexBehindALockedFolder() throws {
+        let f = try BundleFixture(["Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"])])
+        let locked = makeTempDirectory(prefix: "locked")
+        defer { chmod(locked, 0o755); try? FileManager.default.removeItem(atPath: locked) }
+        #expect(try IndexBuilder.build(roots: [f.root], indexPath: locked + "/index").bundles == 1)
+        chmod(locked, 0)
+        for args in [["query", "com.example.phone", "Info", "--type", "plist"], ["stats"], ["bundles"]] {
+            let r = try Self.asNobody([bundleidxBinary] + args + ["--index", locked + "/index"])
+            #expect(r.status == 5 && r.stderr.contains("Permission denied") && !r.stderr.contains("no index"),
+                    "\(args): \(r.status) \(r.stderr)")
+        }
+    }
+
     @Test("a reader without the lock file answers right while the owner rebuilds the index again and again")
     func locklessReaderDuringRebuilds() throws {
         let f = try BundleFixture(Self.tree)

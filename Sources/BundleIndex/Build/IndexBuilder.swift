@@ -38,6 +38,9 @@ public enum IndexBuilder {
         var absolute: [String] = []
         var declaredNow: [String] = []
         for root in roots + declared {
+            // Made absolute, "" would be the current directory: an unset variable in a script
+            // (`bundleidx build "$ROOT"`) must not index wherever the script runs.
+            guard !root.isEmpty else { throw BundleIndexError.emptyPath }
             let path = PathText.absolute(root, currentDirectory: cwd)
             guard FileSystem.isDirectory(path) else {
                 var st = stat()

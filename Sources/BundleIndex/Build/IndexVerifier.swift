@@ -19,6 +19,7 @@ public enum IndexVerifier {
     }
 
     static func verify(store: IndexStore, roots: [String]?) throws -> [Difference] {
+        if roots?.contains("") == true { throw BundleIndexError.emptyPath }
         let cwd = ProcessEnvironment.currentDirectory()
         var differences: [Difference] = []
         try store.read { snap in

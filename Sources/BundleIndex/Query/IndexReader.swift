@@ -63,6 +63,9 @@ public final class IndexReader: Sendable {
     /// `bundle(atPath:context:)`; without `remembering` it neither looks among nor adds to the
     /// bundles opened before, for a caller that keeps its own (the batch engine).
     package func bundle(atPath path: String, context: SearchContext, remembering: Bool) throws -> IndexedBundle? {
+        // An empty path names no bundle (made absolute it would be the current directory), as
+        // `Bundle(path: "")` is nil.
+        guard !path.isEmpty else { return nil }
         let absolute = PathText.absolute(path, currentDirectory: ProcessEnvironment.currentDirectory())
         let newest = store.environment.newestTransactionID()
         if remembering, let plan = openedBundles.plan(path: absolute, context: context, newest: newest) {

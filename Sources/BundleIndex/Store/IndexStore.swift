@@ -47,12 +47,18 @@ package final class IndexStore: @unchecked Sendable {
     /// read-only even when the files are writable (see `environment`).
     package static func openForReading(path: String, neverWritesHere: Bool = false) throws -> IndexStore {
         var st = stat()
-        guard stat(path, &st) == 0 else { throw BundleIndexError.missing(path: path) }
+        guard stat(path, &st) == 0 else {
+            // Only a path that is not there is a missing index: a folder on the way that may not
+            // be searched (EACCES) is said as such, not as "no index".
+            if errno == ENOENT || errno == ENOTDIR { throw BundleIndexError.missing(path: path) }
+            throw BundleIndexError.systemCall("stat \(path)")
+        }
         guard st.st_mode & S_IFMT == S_IFDIR else {
             throw BundleIndexError.notAnIndex(path: path, reason: "it is a file, an index is a directory")
         }
         guard access(path + "/data.mdb", F_OK) == 0 else {
-            throw BundleIndexError.notAnIndex(path: path, reason: "it has no data.mdb")
+            if errno == ENOENT { throw BundleIndexError.notAnIndex(path: path, reason: "it has no data.mdb") }
+            throw BundleIndexError.systemCall("access \(path)/data.mdb")
         }
         let env = try environment(path: path, readOnly: true, sharedWithWriters: !neverWritesHere)
         try checkLength(path: path, environment: env)

@@ -79,3 +79,9 @@ public enum BundleIndexError: Error, Equatable, Sendable, CustomStringConvertibl
         .system(call: call, errno: Errno(rawValue: errno))
     }
 }
+
+extension BundleIndexError {
+    /// A root or folder given as "", which made absolute would be the current directory (an
+    /// unset variable in `bundleidx build "$ROOT"`).
+    package static let emptyPath = BundleIndexError.badInput(path: "\"\"", reason: "an empty path names no directory")
+}
