@@ -45,8 +45,11 @@ package func printWarning(_ message: String) {
 package var stderrIsTerminal: Bool { isatty(2) != 0 }
 
 /// Writes to file descriptor 2 directly (Swift 6 forbids touching the C `stderr` global);
-/// a failed write of a message is dropped, there is nowhere left to report it.
+/// a failed write of a message is dropped, there is nowhere left to report it. What standard
+/// output holds is written out first, so that `2>&1` shows the two in the order they were
+/// written (`verify` printed its count of differences above the differences).
 package func writeStderr(_ text: String) {
+    StandardStreams.flushOutput()
     try? writeAll(2, Array(text.utf8))
 }
 

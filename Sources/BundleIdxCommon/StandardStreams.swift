@@ -28,11 +28,19 @@ package enum StandardStreams {
     /// why on standard error and returns 5 (the system-call status) in place of `status` 0 or 1,
     /// whose output the caller would otherwise take for complete; another status is kept.
     package static func finish(_ status: Int32) -> Int32 {
-        let flushed = fflush(stdout) == 0
-        let code = errno
-        guard !flushed || ferror(stdout) != 0 else { return status }
-        printError("cannot write the output: \(String(cString: strerror(flushed ? EIO : code)))")
+        flushOutput()
+        guard ferror(stdout) != 0 else { return status }
+        printError("cannot write the output: \(String(cString: strerror(failure ?? EIO)))")
         return status == 0 || status == ExitStatus.notFound.code ? ExitStatus.other.code : status
+    }
+
+    /// Why a flush of standard output failed first (a failed write inside `print`, when its
+    /// buffer filled, leaves no reason: EIO is said then).
+    nonisolated(unsafe) private static var failure: Int32?
+
+    /// Writes out what standard output holds; a failure stays for `finish` to report.
+    package static func flushOutput() {
+        if fflush(stdout) != 0, failure == nil { failure = errno }
     }
 
     /// Ends the process with `status`, after `finish`.

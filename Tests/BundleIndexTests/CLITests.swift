@@ -51,6 +51,20 @@ struct CLITests {
         #expect(try f.reader().bundle(atPath: "", context: .foundationLinux) == nil)
     }
 
+    @Test("an index whose first build never committed (a full disk, a kill) is no index to read from; a build makes it one")
+    func firstBuildNeverFinished() throws {
+        let f = try Self.fixture()
+        // What a first build leaves when it fails before its commit: the environment, claimed.
+        _ = try IndexStore.openForWriting(path: f.indexPath)
+        #expect(throws: BundleIndexError.self) { try IndexReader(path: f.indexPath) }
+        for args in [["stats"], ["query", "com.example.phone", "icon", "--type", "png"], ["bundles"]] {
+            let result = try cli(f, args)
+            #expect(result.status == 3 && result.stderr.contains("no build of it has finished"), "\(args): \(result.stderr)")
+        }
+        #expect(try cli(f, ["build", f.root]).status == 0)
+        #expect(try cli(f, ["query", "com.example.phone", "icon", "--type", "png"]).status == 0)
+    }
+
     @Test("an argument that is not UTF-8 is a usage error naming it, not a path repaired into another one")
     func argumentsNotUTF8() throws {
         let f = try Self.fixture()

@@ -72,4 +72,17 @@ struct StandardStreamsTests {
                                             environment: ["B": bundleidxBinary, "I": shell.fixture.indexPath])
         #expect(quiet.stdout == "rc=1\n", "\(quiet.stdout)")
     }
+
+    @Test("output and messages keep the order they were written in when both go to one pipe")
+    func order() throws {
+        let shell = try Shell()
+        // Two differences between the index and the disk, then their count on standard error.
+        _ = FileManager.default.createFile(atPath: shell.fixture.root + "/Phone.app/new-1.png", contents: nil)
+        _ = FileManager.default.createFile(atPath: shell.fixture.root + "/Phone.app/new-2.png", contents: nil)
+        let result = try BundleIndexTests.run(["sh", "-c", "$B verify --index $I 2>&1 | cat"],
+                                              environment: ["B": bundleidxBinary, "I": shell.fixture.indexPath])
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count >= 2, "\(result.stdout)")
+        #expect(lines.last?.contains("difference(s) between the index and the disk") == true, "\(result.stdout)")
+    }
 }

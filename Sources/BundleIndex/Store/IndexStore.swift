@@ -244,6 +244,13 @@ package final class IndexStore: @unchecked Sendable {
                 guard version == formatVersion else {
                     throw BundleIndexError.unsupportedVersion(path: path, found: version, supported: formatVersion)
                 }
+                // An index no build (or watcher) has committed to yet holds nothing to answer
+                // from: a first build that failed (a full disk) or has not finished. Read, it
+                // would answer "not in the index" for everything, as if it were complete.
+                if !create, try txn.get(metaDbi, key: Array(MetaKey.generation.rawValue.utf8)) == nil {
+                    throw BundleIndexError.notAnIndex(path: path, reason: "no build of it has finished (make it with "
+                                                      + "bundleidx build ROOT... --index \(path))")
+                }
             } else if create {
                 // A new environment: claim it.
                 try txn.put(metaDbi, key: Array("format".utf8), value: Array(formatName.utf8))
