@@ -240,6 +240,11 @@ struct UnreadableFolderTests {
         defer { for dir in Self.hidden { chmod(f.root + "/" + dir, 0o755) } }
         #expect(try run([bundleidxBinary, "sync", f.root, "--timeout", "20"]).status == 0)
         try Self.expectKept(f, "live watcher")
+        // A change below a folder nobody may search still reaches the watcher (its watches
+        // stay): the bundle it cannot reach (EACCES) is kept, not taken for gone.
+        _ = FileManager.default.createFile(atPath: f.root + "/Apps/Phone.app/new.png", contents: nil)
+        #expect(try run([bundleidxBinary, "sync", f.root, "--timeout", "20"]).status == 0)
+        try Self.expectKept(f, "a change below the unreadable folder")
         let log = try stop(live, "live")
         for bundle in ["Apps/Phone.app", "Notes.app", "Mail.app"] {
             #expect(log.contains("\(f.root)/\(bundle) could not be read in full; the index keeps what it held for it"),

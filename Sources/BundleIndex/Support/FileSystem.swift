@@ -95,6 +95,14 @@ package enum FileSystem {
         return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether `path` cannot be looked at for a reason other than its absence: a folder on the
+    /// way that may not be searched (EACCES), a loop of links… (`lstat` failing with anything
+    /// but ENOENT or ENOTDIR). Such a path is hidden, not gone.
+    package static func isHidden(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) != 0 && errno != ENOENT && errno != ENOTDIR
+    }
+
     /// A symbolic link, whatever it leads to (`lstat`).
     package static func isSymbolicLink(_ path: String) -> Bool {
         var st = stat()

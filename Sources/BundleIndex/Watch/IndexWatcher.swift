@@ -47,6 +47,8 @@ public final class IndexWatcher {
     /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
     var movedFrom: [UInt32: (directory: String, name: String, isDirectory: Bool)] = [:]
     var lastDegradedRescan = 0.0
+    /// The state `setState` wrote last.
+    var writtenState = ""
     /// How many times the kernel's queue overflowed (each one forced a full rescan).
     var overflows = 0
     /// Called after every applied batch, with the index generation it committed.
@@ -170,7 +172,7 @@ public final class IndexWatcher {
             try writer.bumpGeneration()
         }
         warnKept(keptUnreadable.sorted(by: byteOrder))
-        try setState(tree.unwatched.isEmpty ? "live" : "degraded")
+        try setState(liveOrDegraded)
         logger.info("caught up", metadata: ["kept": "\(kept)", "scanned": "\(scanned)", "removed": "\(removed)",
                                             "watches": "\(tree.count)",
                                             "seconds": "\(monotonicSeconds() - started)"])
@@ -220,8 +222,11 @@ public final class IndexWatcher {
         let now = monotonicSeconds()
         if !tree.unwatched.isEmpty && now - lastDegradedRescan >= options.rescanInterval {
             lastDegradedRescan = now
+            // Every folder unwatched until now is looked at again, those that got their watch
+            // back in this retry too: what changed in them while they had none made no event.
+            let unwatched = Array(tree.unwatched)
             tree.retryUnwatched()
-            for dir in tree.unwatched { markChanged(parent(of: dir), name: PathText.lastComponent(dir)) }
+            for dir in unwatched { lookAgain(atFolder: dir) }
             pending.touched(at: now)
         }
         // Events that made no work (a plain file's close-write) leave nothing to wait for.
@@ -232,12 +237,27 @@ public final class IndexWatcher {
 
     private func nextTimeout() -> Int32 {
         guard let first = pending.firstEvent, let last = pending.lastEvent else {
-            return tree.unwatched.isEmpty ? 1000 : Int32(max(10, options.rescanInterval * 1000))
+            // Capped at a second, as when nothing is unwatched: a long --rescan-interval in
+            // milliseconds overflowed an Int32 (a trap).
+            return tree.unwatched.isEmpty ? 1000 : Int32(max(10, min(1000, options.rescanInterval * 1000)))
         }
         let now = monotonicSeconds()
         let wait = min(options.settle - (now - last), options.maxDelay - (now - first))
         return Int32(max(0, min(1000, wait * 1000)))
     }
+
+    /// Looks at the folder `dir` again in the next batch, a root too (whose parent lies
+    /// outside every root, where `markChanged` looks for no bundle).
+    func lookAgain(atFolder dir: String) {
+        if roots.contains(where: { sameBytes($0, dir) }) {
+            pending.child(PathText.lastComponent(dir), of: parent(of: dir))
+        } else {
+            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+        }
+    }
+
+    /// "live", or "degraded" while some folder has no watch (the watch limit, a root gone).
+    var liveOrDegraded: String { tree.unwatched.isEmpty ? "live" : "degraded" }
 
     func parent(of path: String) -> String {
         guard let i = path.lastIndex(of: "/"), i != path.startIndex else { return "/" }
@@ -245,6 +265,7 @@ public final class IndexWatcher {
     }
 
     func setState(_ state: String) throws {
+        writtenState = state
         try store.write { writer in
             try writer.setMeta(.watchState, bytes: Array(state.utf8))
             try writer.setMeta(.watchedDirectories, u64: UInt64(tree.count))

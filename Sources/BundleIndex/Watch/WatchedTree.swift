@@ -76,6 +76,12 @@ final class WatchedTree {
         unwatched = PathSet(unwatched.filter { !PathText.isSameOrInside($0, path) })
     }
 
+    /// Records `dir` as a directory without a watch (a root that went away), for
+    /// `retryUnwatched` to watch again.
+    func markUnwatched(_ dir: String) {
+        unwatched.insert(dir)
+    }
+
     /// A directory moved inside the tree: its watches stay (they follow the inode), their
     /// paths change.
     func rename(_ old: String, to new: String) {

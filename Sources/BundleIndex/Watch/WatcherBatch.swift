@@ -30,7 +30,7 @@ extension IndexWatcher {
                 try writer.bumpGeneration()
             }
             watchScanned(scannedDirectories)
-            if tree.limitReached { try setState(tree.unwatched.isEmpty ? "live" : "degraded") }
+            if liveOrDegraded != writtenState { try setState(liveOrDegraded) }
             logger.debug("batch applied", metadata: ["bundles": "\(rescanned.count)",
                                                     "seconds": "\(monotonicSeconds() - started)"])
         }
@@ -44,6 +44,11 @@ extension IndexWatcher {
                            _ scannedDirectories: inout [String]) throws {
         let before = bundles.filter { PathText.isSameOrInside($0, path) }
         guard FileSystem.isRealDirectory(path) else {
+            // Behind a folder this process may not search: hidden, not gone (as a build keeps it).
+            if FileSystem.isHidden(path) {
+                warnKept(before.sorted(by: byteOrder))
+                return
+            }
             for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
             return
         }
@@ -101,8 +106,9 @@ extension IndexWatcher {
             for w in bundle.warnings { logger.warning("\(w)") }
             return
         }
-        // A bundle folder that is there but cannot be listed is not a bundle that went away.
-        if listing == nil && FileSystem.isRealDirectory(path) {
+        // A bundle folder that is there but cannot be listed, or that a folder above it hides,
+        // is not a bundle that went away.
+        if listing == nil && (FileSystem.isRealDirectory(path) || FileSystem.isHidden(path)) {
             warnKept(bundles.filter { PathText.isSameOrInside($0, path) }.sorted(by: byteOrder))
             return
         }
@@ -165,6 +171,7 @@ extension IndexWatcher {
             try writer.bumpGeneration()
         }
         bundles = found
+        try setState(liveOrDegraded)   // the counts of watched folders too
         warnKept(kept)
         logger.notice("rescanned every root after the overflow", metadata: [
             "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])

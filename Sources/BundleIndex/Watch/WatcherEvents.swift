@@ -19,15 +19,26 @@ extension IndexWatcher {
         }
         guard let dir = tree.path(of: e.wd) else { return }
         if e.has(Int32(IN_DELETE_SELF)) || e.has(Int32(IN_MOVE_SELF)) {
-            if roots.contains(dir) { logger.warning("a watched root went away", metadata: ["root": "\(dir)"]) }
+            if roots.contains(where: { sameBytes($0, dir) }) {
+                rootWentAway(dir)
+                return
+            }
+            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            return
+        }
+        if e.name.isEmpty {
+            // About the watched folder itself (IN_ATTRIB: touched, its mode or owner changed;
+            // a permission change can hide what it holds): a change of its entry in its parent.
+            // Taken as an entry named "" of the folder, it was looked at again as `folder/`, and
+            // every bundle below was written as `folder//X.app`.
             markChanged(parent(of: dir), name: PathText.lastComponent(dir))
             return
         }
         if e.name.hasPrefix(SyncCookie.prefix) {
-            if e.has(Int32(IN_CREATE)) || e.has(Int32(IN_MOVED_TO)) { pending.cookies.append(dir + "/" + e.name) }
+            if e.has(Int32(IN_CREATE)) || e.has(Int32(IN_MOVED_TO)) { pending.cookies.append(PathText.child(e.name, of: dir)) }
             return
         }
-        let path = dir + "/" + e.name
+        let path = PathText.child(e.name, of: dir)
         if e.isDirectory {
             if e.has(Int32(IN_MOVED_FROM)) {
                 movedFrom[e.cookie] = (dir, e.name, true)
@@ -56,6 +67,19 @@ extension IndexWatcher {
             if !parsed && !e.has(Int32(IN_ATTRIB)) { return }
         }
         markChanged(dir, name: e.name)
+    }
+
+    /// A watched root was deleted or moved away. Its watches follow the folder wherever it went,
+    /// so events would keep naming it by its old path (bundles rescanned there were found gone,
+    /// and when the root came back nothing looked at it again): they are dropped, the root's
+    /// bundles go as the root went (`lookAgain` finds no folder there), and the root is
+    /// unwatched, so the degraded mode's retry watches it again when it is back and looks at it
+    /// then (`applyIfDue`).
+    private func rootWentAway(_ root: String) {
+        logger.warning("a watched root went away; it is watched again when it is back", metadata: ["root": "\(root)"])
+        tree.forget(root)
+        tree.markUnwatched(root)
+        lookAgain(atFolder: root)
     }
 
     /// An entry `name` of `directory` changed: rescan every bundle whose indexed tree holds it,
