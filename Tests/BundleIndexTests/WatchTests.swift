@@ -224,6 +224,19 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
+    @Test("a link out of a bundle to a large tree: no more of it is watched than a scan takes through links")
+    func linkToALargeTree() throws {
+        let outside = makeTempDirectory(prefix: "watch-outside")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        for i in 0..<20 { try FileManager.default.createDirectory(atPath: outside + "/d\(i)/e", withIntermediateDirectories: true) }
+        let h = try WatcherHarness(["Ink.app/Ink": "", "Ink.app/Info.plist": infoPlist([:])], links: ["Ink.app/Shared": outside],
+                                   configure: { $0.linkTargetFolders = 5 })
+        defer { h.stop() }
+        // The root and Ink.app, and five folders of the 41 behind the link (a link to / would be all of them).
+        #expect(h.watcher.tree.count == 2 + 5, "\(h.watcher.tree.count) watches")
+        #expect(try h.bundle("Ink.app")?.rel("e", nil, dir: "Shared/d7") == "Shared/d7/e")
+    }
+
     @Test("a folder declared a bundle (build --bundle) stays one for the watcher")
     func declaredBundle() throws {
         let h = try WatcherHarness(["Plain/notes.txt": "", "Plain/Deeper/x.txt": ""], prepare: { root, index in

@@ -49,6 +49,10 @@ public final class IndexWatcher {
     var lastDegradedRescan = 0.0
     /// The state `setState` wrote last.
     var writtenState = ""
+    /// How many folders below a link's target outside the roots get watches (a test sets fewer).
+    var linkTargetFolders = BundleScanner.maxRepeatedDirectories
+    /// Whether the watch limit was reported (`reportLimit` says it once).
+    var limitReported = false
     /// How many times the kernel's queue overflowed (each one forced a full rescan).
     var overflows = 0
     /// Called after every applied batch, with the index generation it committed.
@@ -276,7 +280,8 @@ public final class IndexWatcher {
 
     /// Says once, precisely, which limit was hit and how to raise it.
     func reportLimit() {
-        guard tree.limitReached, !tree.unwatched.isEmpty else { return }
+        guard tree.limitReached, !tree.unwatched.isEmpty, !limitReported else { return }
+        limitReported = true
         let limit = Inotify.maxUserWatches().map(String.init) ?? "?"
         logger.warning("""
             inotify watch limit reached: \(tree.unwatched.count) directories are not watched \

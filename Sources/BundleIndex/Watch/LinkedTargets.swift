@@ -24,8 +24,13 @@ extension IndexWatcher {
             linkedBy[target, default: []].insert(bundle)
             // Compared with the roots' real paths: a second watch on an inode already watched
             // under a root's path would take that watch's path over.
-            if !roots.contains(where: { r in FileSystem.realPath(r).map { PathText.isSameOrInside(target, $0) } ?? false }) {
-                tree.watchRecursively(target)
+            if !roots.contains(where: { r in FileSystem.realPath(r).map { PathText.isSameOrInside(target, $0) } ?? false }),
+               !tree.watchRecursively(target, atMost: linkTargetFolders).complete {
+                // A link to `/` or a home folder would have the watcher watch all of it: it
+                // watches as many folders as a scan takes through links (`BundleScanner
+                // .maxRepeatedDirectories`), and says so.
+                logger.warning("a link out of a bundle leads to more folders than are watched through links; changes deeper in them are not seen", metadata: ["bundle": "\(bundle)", "target": "\(target)",
+                                                                                    "watched": "\(linkTargetFolders)"])
             }
         }
         if !targets.isEmpty { reportLimit() }

@@ -26,18 +26,27 @@ final class WatchedTree {
     /// Returns the directories that could not be listed.
     @discardableResult
     func watchRecursively(_ path: String) -> [String] {
+        watchRecursively(path, atMost: .max).unreadable
+    }
+
+    /// `watchRecursively`, stopping after `limit` directories; `complete` is false when it
+    /// stopped there.
+    func watchRecursively(_ path: String, atMost limit: Int) -> (unreadable: [String], complete: Bool) {
         var unreadable: [String] = []
         var stack = [path]
         var skipped = 0
+        var visited = 0
         while let dir = stack.popLast() {
+            guard visited < limit else { return (unreadable, false) }
+            visited += 1
             watch(dir)
             guard let entries = try? DirectoryReader.list(dir, skippedNames: &skipped) else {
                 unreadable.append(dir)
                 continue
             }
-            for e in entries where e.isDirectory { stack.append(dir + "/" + e.name) }
+            for e in entries where e.isDirectory { stack.append(PathText.child(e.name, of: dir)) }
         }
-        return unreadable
+        return (unreadable, true)
     }
 
     /// Adds a watch unless there is one; true when a watch was added.
