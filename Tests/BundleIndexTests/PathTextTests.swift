@@ -1,5 +1,6 @@
 // PathText.absolute skips its split-and-join for paths that are already absolute and normal;
 // the shortcut must give exactly what the full normalisation gives.
+import Foundation
 import Testing
 @testable import BundleIndex
 @testable import BundleIndexCore
@@ -100,5 +101,20 @@ struct PathTextTests {
             #expect(PathText.absolute(name, in: folder) == PathText.child(name, of: folder))
             #expect(PathText.isSameOrInside(PathText.absolute(name, in: folder), folder))
         } }
+    }
+
+    @Test("a slash before a combining mark is still a slash: components, last component, a link's target")
+    func slashBeforeACombiningMark() throws {
+        let mark = "\u{301}"
+        let parts = PathText.components("/r/a/\(mark)b//c", omittingEmpty: true)
+        #expect(parts.count == 4 && sameBytes(parts[2], "\(mark)b"), "\(parts)")
+        #expect(sameBytes(PathText.lastComponent("/r/a/\(mark)b"), "\(mark)b"))
+        // Split by Character, "/́" is no separator: the link below resolved into another folder.
+        let folder = makeTempDirectory(prefix: "combining")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/a/\(mark)b", withIntermediateDirectories: true)
+        #expect(symlink("a/\(mark)b", folder + "/l") == 0)
+        let real = try #require(FileSystem.realPathPastDirectory(of: "l", inRealDirectory: folder))
+        #expect(sameBytes(real, folder + "/a/\(mark)b"), "\(real)")
     }
 }

@@ -284,7 +284,7 @@ public struct IndexedBundle: Sendable {
         let (found, transaction): ([String: PropertyListValue]??, UInt64) = try reader.store.read { snap in
             guard let hit = try lookup(snap).single(name: "InfoPlist", type: "strings", subdirectory: nil,
                                                     localization: .unspecified) else { return (.none, snap.transactionID) }
-            let directory = hit.relativePath.split(separator: "/").dropLast().joined(separator: "/")
+            let directory = PathText.components(hit.relativePath, omittingEmpty: true).dropLast().joined(separator: "/")
             return (try snap.strings(bundle: record.id, directory: directory, name: PathText.lastComponent(hit.relativePath)),
                     snap.transactionID)
         }

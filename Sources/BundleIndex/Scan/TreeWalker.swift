@@ -266,7 +266,7 @@ struct TreeWalker {
     /// `Bundle(path:)` answers under the link's path.
     static func isLibraryCurrentLink(_ entry: DirectoryEntry, in directory: String) -> Bool {
         guard entry.name == "Current", entry.flags.contains(.symlinkToDirectory), directory.hasSuffix("/Versions") else { return false }
-        let parts = directory.split(separator: "/", omittingEmptySubsequences: true)
+        let parts = PathText.components(directory, omittingEmpty: true)
         return parts.count >= 3 && parts[parts.count - 3] == "Libraries"
     }
 }

@@ -43,7 +43,7 @@ enum UnchangedWalkPlan {
             } else {
                 // The top of the indexed tree: no record above it.
                 var prefix = bundle
-                reached = path.split(separator: "/").allSatisfy { component in
+                reached = PathText.components(path, omittingEmpty: true).allSatisfy { component in
                     prefix += "/" + component
                     return FileSystem.isRealDirectory(prefix)
                 }

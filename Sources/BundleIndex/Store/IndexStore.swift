@@ -303,8 +303,8 @@ package final class IndexStore: @unchecked Sendable {
     }
 
     private static func makeDirectories(_ path: String) throws {
-        var current = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
+        var current = path.utf8.first == UInt8(ascii: "/") ? "" : "."
+        for part in PathText.components(path, omittingEmpty: true) {
             current += "/" + part
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
                 let code = errno

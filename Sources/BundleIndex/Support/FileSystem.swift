@@ -55,7 +55,7 @@ package enum FileSystem {
     /// `directory` must hold no link; `..` is then its parent, as for `realpath`. Left to
     /// `realpath`: a target that is not valid UTF-8 or fills the buffer.
     package static func realPathPastDirectory(of name: String, inRealDirectory directory: String) -> String? {
-        var resolved = directory.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var resolved = PathText.components(directory, omittingEmpty: true)
         // Components still to resolve, the next one last.
         var pending = [name]
         var linksFollowed = 0
@@ -83,8 +83,8 @@ package enum FileSystem {
             guard length < buffer.count - 1, let target = String(validating: buffer[..<length], as: UTF8.self) else {
                 return realPath("/" + (resolved + [component] + pending.reversed()).joined(separator: "/"))
             }
-            if target.hasPrefix("/") { resolved.removeAll() }
-            pending += target.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed()
+            if target.utf8.first == UInt8(ascii: "/") { resolved.removeAll() }
+            pending += PathText.components(target, omittingEmpty: true).reversed()
         }
         return "/" + resolved.joined(separator: "/")
     }

@@ -26,7 +26,7 @@ package enum PathText {
 
     /// The components of `path` between its `/` bytes. Split by `Character`, a `/` followed by
     /// a combining mark (U+0301) is no separator, where the kernel and CF see one.
-    static func components(_ path: String, omittingEmpty: Bool) -> [String] {
+    package static func components(_ path: String, omittingEmpty: Bool) -> [String] {
         path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: omittingEmpty)
             .map { String(decoding: $0, as: UTF8.self) }
     }
@@ -75,9 +75,10 @@ package enum PathText {
         }
     }
 
+    /// What follows the last `/` byte of `path` (all of it when there is none).
     package static func lastComponent(_ path: String) -> String {
-        guard let i = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: i)...])
+        guard let i = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(decoding: path.utf8[path.utf8.index(after: i)...], as: UTF8.self)
     }
 
     /// Whether absolute `path` is `folder` or lies below it (component-wise: `/a/bc` is not in

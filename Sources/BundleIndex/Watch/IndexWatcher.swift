@@ -264,8 +264,9 @@ public final class IndexWatcher {
     var liveOrDegraded: String { tree.unwatched.isEmpty ? "live" : "degraded" }
 
     func parent(of path: String) -> String {
-        guard let i = path.lastIndex(of: "/"), i != path.startIndex else { return "/" }
-        return String(path[..<i])
+        let utf8 = path.utf8
+        guard let i = utf8.lastIndex(of: UInt8(ascii: "/")), i != utf8.startIndex else { return "/" }
+        return String(decoding: utf8[..<i], as: UTF8.self)
     }
 
     func setState(_ state: String) throws {

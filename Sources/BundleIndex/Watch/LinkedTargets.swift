@@ -29,8 +29,10 @@ extension IndexWatcher {
                 // A link to `/` or a home folder would have the watcher watch all of it: it
                 // watches as many folders as a scan takes through links (`BundleScanner
                 // .maxRepeatedDirectories`), and says so.
-                logger.warning("a link out of a bundle leads to more folders than are watched through links; changes deeper in them are not seen", metadata: ["bundle": "\(bundle)", "target": "\(target)",
-                                                                                    "watched": "\(linkTargetFolders)"])
+                logger.warning("""
+                    a link out of a bundle leads to more folders than are watched through links; \
+                    changes deeper in them are not seen
+                    """, metadata: ["bundle": "\(bundle)", "target": "\(target)", "watched": "\(linkTargetFolders)"])
             }
         }
         if !targets.isEmpty { reportLimit() }

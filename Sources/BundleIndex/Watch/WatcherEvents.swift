@@ -105,8 +105,8 @@ extension IndexWatcher {
         var p = path
         while true {
             if bundles.contains(p) { out.append(p) }
-            guard let i = p.lastIndex(of: "/"), i != p.startIndex else { break }
-            p = String(p[..<i])
+            guard let i = p.utf8.lastIndex(of: UInt8(ascii: "/")), i != p.utf8.startIndex else { break }
+            p = String(decoding: p.utf8[..<i], as: UTF8.self)
         }
         return out
     }
