@@ -66,10 +66,13 @@ struct LookupRequest {
     /// drive and drops it (`_CFCreateLastPathComponent` with `_hasDrive`): an ASCII letter,
     /// then a colon.
     static func hasDrive(_ name: String) -> Bool {
-        guard name.utf16.count > 2 else { return false }
+        // The two bytes first: nearly every name fails there, before its length is counted (a
+        // UTF-16 count walks a name that is not ASCII; this runs for every direct lookup).
         var bytes = name.utf8.makeIterator()
-        guard let letter = bytes.next(), bytes.next() == UInt8(ascii: ":") else { return false }
-        return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(letter) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter)
+        guard let letter = bytes.next(), bytes.next() == UInt8(ascii: ":"),
+              (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(letter) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter)
+        else { return false }
+        return name.utf16.count > 2
     }
 
     /// CF's depth walk (docs/search-pattern.md, "Subdirectories"): a leading empty component

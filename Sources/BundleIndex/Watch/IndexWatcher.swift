@@ -256,8 +256,14 @@ public final class IndexWatcher {
         if roots.contains(where: { sameBytes($0, dir) }) {
             pending.child(PathText.lastComponent(dir), of: parent(of: dir))
         } else {
-            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            folderChanged(dir)
         }
+    }
+
+    /// The folder `dir`'s own entry in its parent changed (created, gone, moved, its mode or
+    /// times): `markChanged` of that entry.
+    func folderChanged(_ dir: String) {
+        markChanged(parent(of: dir), name: PathText.lastComponent(dir))
     }
 
     /// "live", or "degraded" while some folder has no watch (the watch limit, a root gone).

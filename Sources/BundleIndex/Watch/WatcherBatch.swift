@@ -125,7 +125,7 @@ extension IndexWatcher {
     func watchScanned(_ directories: [String]) {
         var added = false
         for dir in directories where FileSystem.isRealDirectory(dir) && tree.watch(dir) {
-            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            folderChanged(dir)
             added = true
         }
         if added { pending.touched(at: monotonicSeconds()) }

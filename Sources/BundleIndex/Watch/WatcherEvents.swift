@@ -13,7 +13,7 @@ extension IndexWatcher {
         if e.has(Int32(IN_IGNORED)) {
             // The kernel dropped the watch: the directory was deleted or its file system unmounted.
             if let dir = tree.dropped(e.wd), !FileSystem.isDirectory(dir) {
-                markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+                folderChanged(dir)
             }
             return
         }
@@ -23,7 +23,7 @@ extension IndexWatcher {
                 rootWentAway(dir)
                 return
             }
-            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            folderChanged(dir)
             return
         }
         if e.name.isEmpty {
@@ -31,7 +31,7 @@ extension IndexWatcher {
             // a permission change can hide what it holds): a change of its entry in its parent.
             // Taken as an entry named "" of the folder, it was looked at again as `folder/`, and
             // every bundle below was written as `folder//X.app`.
-            markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+            folderChanged(dir)
             return
         }
         if e.name.hasPrefix(SyncCookie.prefix) {
