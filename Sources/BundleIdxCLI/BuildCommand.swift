@@ -20,7 +20,7 @@ struct BuildCommand: ParsableCommand {
         builds and bundleidx watch keep it.
 
         Building again over an existing index reads again only the bundles whose directories, \
-        Info.plist or strings files changed since (their modification times), keeps the others \
+        Info.plist or strings files changed since (their status-change times, ctime), keeps the others \
         and removes bundles that are gone; --full reads every bundle again. The summary says \
         how many bundles were read, unchanged and removed.
 
@@ -41,7 +41,7 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .long, help: "Print every warning instead of the first few.")
     var verbose = false
 
-    @Flag(name: .long, help: "Read every bundle again, even those whose modification times show no change.")
+    @Flag(name: .long, help: "Read every bundle again, even those whose stamps (ctime) show no change.")
     var full = false
 
     func validate() throws {

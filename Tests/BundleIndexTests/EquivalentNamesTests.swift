@@ -39,14 +39,9 @@ struct EquivalentNamesTests {
 
         func write(_ relative: String) { EquivalentNamesTests.write(relative, in: root) }
 
-        private var settled = 0
-
-        /// Settles the times of what was written since the last call (`settleTimes`), each call
-        /// to a later past time, so that a change between two calls shows.
-        func settle() {
-            settled += 1
-            settleTimes(under: root, to: time(nil) - 3600 + settled)
-        }
+        /// Waits until what was written since the last call is old enough for a build to trust
+        /// its stamps (`waitUntilSettled`).
+        func settle() { waitUntilSettled() }
 
         func names(in relative: String) -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + relative)) ?? []).sorted(by: byteOrder)

@@ -26,24 +26,19 @@ struct IncrementalBuildTests {
     ]
     static let links = ["B.framework/Versions/Current": "A", "B.framework/Resources": "Versions/Current/Resources"]
 
-    /// The fixture tree with every time set an hour back: stamps from the second of a scan are
-    /// not trusted, so without this every bundle would be read again.
+    /// The fixture tree, settled after each change: stamps from the clock tick of a scan are
+    /// not trusted, so without that every bundle would be read again.
     final class Tree {
         let fixture: BundleFixture
         var root: String { fixture.root }
-        private var step = 0
 
         init(_ files: [String: String] = IncrementalBuildTests.tree, links: [String: String] = IncrementalBuildTests.links) throws {
             fixture = try BundleFixture(files, links: links)
             settle()
         }
 
-        /// Sets every time that is less than a minute old to a past time of its own (each call
-        /// a different one), as if the last change were long ago.
-        func settle() {
-            step += 1
-            settleTimes(under: root, to: time(nil) - 3600 + step)
-        }
+        /// Waits until the changes made so far are old enough for a build to trust their stamps.
+        func settle() { waitUntilSettled() }
 
         func rewrite(_ relative: String, _ content: String) throws {
             // In place: the same inode, so the folder's time does not change.
@@ -380,7 +375,7 @@ struct QuietFolderTests {
             // The Info.plist folder's listing, when the layout looks in one, as the walk lends it.
             let inner = (0..<random.below(3)).map { _ in DirectoryEntry(name: names[random.below(names.count)], flags: []) }
             let listings = ["Contents", "Resources", "Support Files"].reduce(into: PathMap<DirectoryListing>()) {
-                $0[path + "/" + $1] = DirectoryListing(entries: inner, modificationTime: 0)
+                $0[path + "/" + $1] = DirectoryListing(entries: inner, changeTime: 0)
             }
             var skipped = 0
             guard walker.isBundle(path, entries: entries, skippedNames: &skipped, listings: listings) else { continue }

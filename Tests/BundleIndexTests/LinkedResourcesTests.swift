@@ -38,16 +38,16 @@ struct LinkedResourcesTests {
         let relatives = ["", "Tool", "Resources", "Resources/English.lproj", "Resources/French.lproj/Localizable.strings",
                          "Resources/Images/icon.png", "Resources/missing.png", "Resources/missing/deeper", "ResourcesX", "Resource"]
         for relative in relatives {
-            #expect(past.modificationTime(relative) == through.modificationTime(relative), "\(relative)")
+            #expect(past.changeTime(relative) == through.changeTime(relative), "\(relative)")
         }
-        #expect(through.modificationTime("Resources/Images/icon.png") != 0)
-        #expect(past.modificationTime("Resources/missing.png") == 0)
+        #expect(through.changeTime("Resources/Images/icon.png") != 0)
+        #expect(past.changeTime("Resources/missing.png") == 0)
         // A folder that is no link is read as a path, as before.
         let sharedParents = ParentFolders()   // holds the folder's parent open
         let flat = try #require(sharedParents.folder(f.root + "/" + Self.shared))
         #expect(!flat.follow("Images"))
         #expect(!flat.follow("absent"))
-        #expect(flat.modificationTime("Images/icon.png") == through.modificationTime("Resources/Images/icon.png"))
+        #expect(flat.changeTime("Images/icon.png") == through.changeTime("Resources/Images/icon.png"))
     }
 
     @Test("the bundle a link leads to takes the times read through it only when they are exactly its own stamps")
@@ -60,7 +60,7 @@ struct LinkedResourcesTests {
         let app = try #require(appParents.folder(f.root + "/" + Self.application))
         app.share(times, trusting: true)
         #expect(app.follow("Resources"))
-        let read = relatives.map { app.modificationTime($0.isEmpty ? "Resources" : "Resources/" + $0) }
+        let read = relatives.map { app.changeTime($0.isEmpty ? "Resources" : "Resources/" + $0) }
         #expect(!read.contains(0))
         #expect(app.finish())
 

@@ -209,6 +209,31 @@ struct UnreadableFolderTests {
         try Self.expectKept(f, "after build")
     }
 
+    @Test("a folder unreadable when its bundle was first indexed is read by the next build once it is readable")
+    func readableAgain() throws {
+        let f = try Self.fixture()
+        let folder = f.root + "/Notes.app/fr.lproj"
+        #expect(chmod(folder, 0) == 0)
+        defer { chmod(folder, 0o755) }
+        // Stamps are trusted only once settled: without the wait the second build would read
+        // the bundle again whatever its stamps hold.
+        waitUntilSettled()
+        func build() throws -> Int32 {
+            try SharedIndexTests.asNobody([bundleidxBinary, "build", f.root, "--index", f.indexPath]).status
+        }
+        func frenchTable() throws -> Int32 {
+            try SharedIndexTests.asNobody([bundleidxBinary, "query", "com.example.notes", "Localizable", "--type", "strings",
+                                           "--lang", "fr", "--index", f.indexPath]).status
+        }
+        #expect(try build() == 0)
+        #expect(try frenchTable() != 0, "not indexed while unreadable")
+        // `chmod` changes no modification time, only the folder's change time, which its stamp holds.
+        #expect(chmod(folder, 0o755) == 0)
+        waitUntilSettled()
+        #expect(try build() == 0)
+        #expect(try frenchTable() == 0, "indexed once readable")
+    }
+
     @Test("a watcher keeps the records of folders that became unreadable, warns in its log, and so does its catch-up")
     func watcherKeepsUnreadableRecords() throws {
         let f = try Self.fixture()

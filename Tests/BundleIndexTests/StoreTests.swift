@@ -230,10 +230,10 @@ struct StoreTests {
         var w = ByteWriter()
         let variants = [DirectoryRecord.VariantName(name: "a.png", candidates: [0, 3]),
                         DirectoryRecord.VariantName(name: "é", candidates: [entries.count - 1])]
-        DirectoryRecord(path: "Images", modificationTime: 42, entries: entries, variantNames: variants).encode(into: &w)
+        DirectoryRecord(path: "Images", changeTime: 42, entries: entries, variantNames: variants).encode(into: &w)
         try w.withBytes { bytes in
             let decoded = try DirectoryRecord.decode(bytes)
-            #expect(decoded.entries == entries && decoded.path == "Images" && decoded.modificationTime == 42)
+            #expect(decoded.entries == entries && decoded.path == "Images" && decoded.changeTime == 42)
             #expect(decoded.variantNames == variants)
             var r = ByteReader(bytes)
             _ = try r.u8(); _ = try r.u8(); _ = try r.slice(); _ = try r.u64(); _ = try r.slice()
@@ -264,7 +264,7 @@ struct StoreTests {
         let tables = ["InfoPlist.strings", "Localizable.strings", "Plurals.stringsdict", "Z.strings"]
         for walk in [UnchangedWalk.none, .enter, .passOver] {
             var w = ByteWriter()
-            DirectoryRecord(path: "Resources/fr.lproj", modificationTime: 7, entries: entries, variantNames: [], unchangedWalk: walk)
+            DirectoryRecord(path: "Resources/fr.lproj", changeTime: 7, entries: entries, variantNames: [], unchangedWalk: walk)
                 .encode(into: &w)
             try w.withBytes { bytes in
                 let decoded = try DirectoryRecord.decode(bytes)
@@ -287,7 +287,7 @@ struct StoreTests {
         // A section naming an entry that is not a table (here: all but the last index shifted
         // down by one) is damage.
         var w = ByteWriter()
-        DirectoryRecord(path: "", modificationTime: 1, entries: entries, variantNames: []).encode(into: &w)
+        DirectoryRecord(path: "", changeTime: 1, entries: entries, variantNames: []).encode(into: &w)
         var bytes = w.bytes
         let (sectionLength, first) = try bytes.withUnsafeBytes { raw in
             var r = ByteReader(raw)
@@ -299,7 +299,7 @@ struct StoreTests {
         #expect(throws: IndexFormatError.self) { try bytes.withUnsafeBytes { _ = try DirectoryRecord.decode($0) } }
         // A listing without tables has no section.
         var plain = ByteWriter()
-        DirectoryRecord(path: "", modificationTime: 1, entries: [DirectoryEntry(name: "a.png", flags: [])], variantNames: [])
+        DirectoryRecord(path: "", changeTime: 1, entries: [DirectoryEntry(name: "a.png", flags: [])], variantNames: [])
             .encode(into: &plain)
         #expect(plain.bytes[1] & 8 == 0)
     }
@@ -321,7 +321,7 @@ struct StoreTests {
                 .map { DirectoryRecord.VariantName(name: $0.element, candidates: [0, $0.offset]) }
             for variantNames in [[], variants, many] {
                 var w = ByteWriter()
-                DirectoryRecord(path: "Images", modificationTime: 1, entries: entries, variantNames: variantNames).encode(into: &w)
+                DirectoryRecord(path: "Images", changeTime: 1, entries: entries, variantNames: variantNames).encode(into: &w)
                 try w.withBytes { bytes in
                     /// The answer spelled out: "-", the flags of an exact entry, or the candidates' names.
                     func lookup(_ name: String, path: String = "Images") throws -> String? {
@@ -360,12 +360,12 @@ struct StoreTests {
     func variantNamesOfADirectory() {
         // Byte order: '-' < '.' < '~'. `logo.png` has no entry of its own; `x.txt` no variant.
         let names = ["icon-linux.png", "icon.png", "icon~ipad.png", "logo-macos.png", "x.txt"]
-        let dir = ScannedDirectory(path: "", entries: names.map { DirectoryEntry(name: $0, flags: []) }, modificationTime: 0)
+        let dir = ScannedDirectory(path: "", entries: names.map { DirectoryEntry(name: $0, flags: []) }, changeTime: 0)
         #expect(ResourceRecords.variantNames(of: dir) == [
             DirectoryRecord.VariantName(name: "icon.png", candidates: [0, 1, 2]),
             DirectoryRecord.VariantName(name: "logo.png", candidates: [3]),
         ])
-        let plain = ScannedDirectory(path: "", entries: [DirectoryEntry(name: "a-b.png", flags: [])], modificationTime: 0)
+        let plain = ScannedDirectory(path: "", entries: [DirectoryEntry(name: "a-b.png", flags: [])], changeTime: 0)
         #expect(ResourceRecords.variantNames(of: plain).isEmpty, "`-b` is no platform: no variant names, no section")
     }
 
@@ -477,7 +477,7 @@ struct StoreTests {
                                                InfoPlistFile(name: "broken.plist", dictionary: nil),
                                                InfoPlistFile(name: "Info.plist", dictionary: ["CFBundleIdentifier": .string("b")])],
                                   lprojs: ["en", "fr"], warnings: ["w"], root: "/x", scannedAt: 5,
-                                  stamps: [FileStamp(path: "", modificationTime: 1)],
+                                  stamps: [FileStamp(path: "", changeTime: 1)],
                                   directoryMarks: DirectoryMarks(hashes: [0xFFFF_0000_0000_0000, 1, 0x1234_0000_0000_0000, 7]))
         let bytes = record.encode()
         let full = try bytes.withUnsafeBytes { try BundleRecord.decode($0, path: record.path) }

@@ -15,8 +15,8 @@ struct StringsChunkTests {
     func chunksCoverEveryHash() throws {
         let huge = String(repeating: "x", count: 3 * StringsRecords.chunkBytes)
         let entries = (0..<500).map { StringsTable.Entry(key: "key \($0)", value: "value \($0)") } + [StringsTable.Entry(key: "huge", value: huge)]
-        let big = StringsTable(path: "fr.lproj/Big.strings", modificationTime: 7, content: .entries(StringsTable.Entries(entries)))
-        let small = StringsTable(path: "Small.strings", modificationTime: 8, content: .entries(StringsTable.Entries([.init(key: "a", value: "b")])))
+        let big = StringsTable(path: "fr.lproj/Big.strings", changeTime: 7, content: .entries(StringsTable.Entries(entries)))
+        let small = StringsTable(path: "Small.strings", changeTime: 8, content: .entries(StringsTable.Entries([.init(key: "a", value: "b")])))
         let records = try StringsRecords.make(bundleID: 3, bundlePath: "/B.app", tables: [big, small])
         #expect(records.map(\.key) == records.map(\.key).sorted { $0.lexicographicallyPrecedes($1) })
         #expect(records.allSatisfy { $0.key.starts(with: ResourceKey.bundlePrefix(3)) })
@@ -94,7 +94,7 @@ struct StringsChunkTests {
         // Two tables of ~600 KB each: together over `entryCapacity` (1 MiB).
         let entries = (0..<600).map { StringsTable.Entry(key: "k\($0)", value: String(repeating: "v", count: 1000)) }
         func chunks(_ path: String) throws -> (StringsKey.Table, [StringsEntries]) {
-            let table = StringsTable(path: path, modificationTime: 1, content: .entries(StringsTable.Entries(entries)))
+            let table = StringsTable(path: path, changeTime: 1, content: .entries(StringsTable.Entries(entries)))
             let records = try StringsRecords.make(bundleID: 1, bundlePath: "/B.app", tables: [table])
             return (StringsKey.Table(path), try records.dropFirst().map { r in
                 try r.value.withUnsafeBytes { try StringsRecords.chunk($0, upper: Self.upper(r.key)) }

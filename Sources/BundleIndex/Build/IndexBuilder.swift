@@ -76,7 +76,7 @@ public enum IndexBuilder {
             throw BundleIndexError.busy(path: indexPath, reason: "a bundleidx watch keeps this index up to date; "
                                         + "let it apply changes (bundleidx sync ROOT waits for them) or stop it to build")
         }
-        let now = UInt64(time(nil))
+        let began = wallClockNanoseconds()
         var counts = Counts()
         var unreadable = 0, skipped = 0
         var warnings: [String] = []
@@ -104,7 +104,7 @@ public enum IndexBuilder {
                     case .scanned(let bundle):
                         counts.count(read: bundle.resourceCount)
                         // A bundle scanned only in part keeps the records of its last complete build.
-                        if !(try writer.addBundleUnlessPartial(bundle, root: root, now: now)) { kept.append(bundle.path) }
+                        if !(try writer.addBundleUnlessPartial(bundle, root: root, scanBegan: began)) { kept.append(bundle.path) }
                     }
                     progress?(counts.bundles, counts.resources)
                 }
@@ -121,7 +121,7 @@ public enum IndexBuilder {
                 }
                 try writer.addRoot(root)
             }
-            try writer.setMeta(.builtAt, u64: now)
+            try writer.setMeta(.builtAt, u64: began / 1_000_000_000)
             try writer.setMeta(.buildSeconds, u64: UInt64((monotonicSeconds() - start) * 1000))
             try writer.bumpGeneration()
             beforeCommit?()

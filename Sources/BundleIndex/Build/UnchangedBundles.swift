@@ -4,11 +4,11 @@
 ///
 /// A bundle is unchanged when its record belongs to the root being built and every stamp the
 /// index keeps for it still matches the disk: each indexed directory (an entry added, removed or
-/// renamed changes its directory's modification time), the bundle root and the Info.plist
+/// renamed changes its directory's change time), the bundle root and the Info.plist
 /// directory, every parsed Info.plist and InfoPlist.strings file, and every strings table (a
-/// file rewritten in place changes only its own time). A stamp from the second before its scan
-/// or later proves nothing — the file could have changed again within the file system's clock
-/// tick — so such a bundle is read again.
+/// file rewritten in place changes only its own time). A stamp from the clock tick its scan
+/// began in or later proves nothing — the file could have changed again within that tick — so
+/// such a bundle is read again (`FileStamp.isSettled`).
 struct UnchangedBundles {
     let snapshot: IndexSnapshot
     let root: String
@@ -58,10 +58,10 @@ struct UnchangedBundles {
         let directories = try snapshot.storedDirectories(bundle: record.id)
         guard record.stamps.contains(where: { $0.path.isEmpty }) || directories.contains(where: { $0.path.isEmpty })
         else { return nil }
-        // Stamps from the second before the scan began, or later, may hide a second change.
-        let trustedBefore = (record.scannedAt &- 1) &* 1_000_000_000
-        guard record.stamps.allSatisfy({ $0.modificationTime < trustedBefore }),
-              directories.allSatisfy({ $0.modificationTime < trustedBefore }), let folder = folders.folder(path)
+        // A stamp from the clock tick the scan began in, or later, may hide a second change.
+        func settled(_ time: UInt64) -> Bool { FileStamp.isSettled(time, scanBegan: record.scannedAt) }
+        guard record.stamps.allSatisfy({ settled($0.changeTime) }),
+              directories.allSatisfy({ settled($0.changeTime) }), let folder = folders.folder(path)
         else { return nil }
         // What a bundle checked before read through its link to this folder is taken on trust,
         // and settled at the end (`BundleFolder.finish`).
@@ -72,7 +72,7 @@ struct UnchangedBundles {
         let top = record.layout.infoPlistDirectory
         if !top.isEmpty && directories.count >= Self.stampsWorthALink { folder.follow(top) }
         guard folder.allMatch(record.stamps),
-              directories.allSatisfy({ folder.matches($0.path, $0.modificationTime) }) else { return nil }
+              directories.allSatisfy({ folder.matches($0.path, $0.changeTime) }) else { return nil }
         // Every strings table's own time against its table record's; what the walk takes or
         // passes over, as the scan decided it (`UnchangedWalkPlan`, format 15). A listing is
         // decoded only for a folder the walk enters.
@@ -83,15 +83,15 @@ struct UnchangedBundles {
             resources += directory.count
             let tablesMatch = try directory.tables(allSatisfy: { name in
                 let relative = PathText.join(directory.path, name)
-                guard let stamp = try snapshot.stringsTableModificationTime(bundle: record.id, StringsKey.Table(relative)),
-                      stamp < trustedBefore else { return false }
+                guard let stamp = try snapshot.stringsTableChangeTime(bundle: record.id, StringsKey.Table(relative)),
+                      settled(stamp) else { return false }
                 return folder.matches(relative, stamp)
             })
             guard tablesMatch else { return nil }
             switch directory.unchangedWalk {
             case .enter:
                 listings[PathText.absolute(directory.path, in: path)] =
-                    DirectoryListing(entries: try directory.entries(), modificationTime: directory.modificationTime)
+                    DirectoryListing(entries: try directory.entries(), changeTime: directory.changeTime)
             case .passOver:
                 skipped.append(PathText.absolute(directory.path, in: path))
             case .none:

@@ -18,8 +18,10 @@ package struct ScannedBundle {
     /// Every `.strings` and `.stringsdict` file of `directories`, read (`Bundle.localizedString`).
     package var tables: [StringsTable]
     package var warnings: [String]
-    /// Modification times of the parsed files (Info.plist, InfoPlist.strings): their content
-    /// matters, and rewriting a file in place does not change its directory's mtime.
+    /// Change times of what no directory stamps: the parsed files (Info.plist,
+    /// InfoPlist.strings), whose content matters while rewriting a file in place does not change
+    /// its directory's time; the bundle root and Info.plist folder outside the indexed tree; and
+    /// the scan's `walkStamps` (links' folders, unreadable folders).
     package var fileStamps: [FileStamp]
     /// Absolute paths of the bundle's directories that could not be listed (permissions): the
     /// scan is incomplete, and a build keeps what the index last held for the bundle instead.
@@ -35,9 +37,9 @@ package struct ScannedBundle {
     package var unfinished: UnfinishedScan?
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
-    /// file, with its modification time. The watcher compares them after a restart.
+    /// file, with its change time. The watcher compares them after a restart.
     var stamps: [FileStamp] {
-        directories.map { FileStamp(path: $0.path, modificationTime: $0.modificationTime) } + fileStamps
+        directories.map { FileStamp(path: $0.path, changeTime: $0.changeTime) } + fileStamps
     }
 
     package var resourceCount: Int { directories.reduce(0) { $0 + $1.entries.count } }
@@ -71,14 +73,27 @@ package enum UnchangedWalk: UInt8, Sendable {
     case passOver = 2
 }
 
-/// A path relative to the bundle root and its modification time (ns).
+/// A path relative to the bundle root and its change time (`st_ctim`, ns; 0 when it could
+/// not be read).
 package struct FileStamp: Equatable, Sendable {
     package let path: String
-    package let modificationTime: UInt64
+    package let changeTime: UInt64
 
-    package init(path: String, modificationTime: UInt64) {
+    package init(path: String, changeTime: UInt64) {
         self.path = path
-        self.modificationTime = modificationTime
+        self.changeTime = changeTime
+    }
+
+    /// Whether a stamp of `time`, read by a scan that began at `scanBegan` (both ns since
+    /// 1970), proves that nothing changed after the scan read it. A change within the same tick
+    /// of the file system's clock leaves the same time, so only a time older than the scan by
+    /// more than a tick does. Linux takes file times from a clock that advances once per timer
+    /// tick (1–10 ms) and lags the wall clock by at most one: 50 ms is taken. A time on a whole
+    /// second is taken to come from a file system that keeps whole seconds (ext3, ext4 with
+    /// 128-byte inodes) or even two (FAT): 2 s.
+    package static func isSettled(_ time: UInt64, scanBegan: UInt64) -> Bool {
+        let tick: UInt64 = time % 1_000_000_000 == 0 ? 2_000_000_000 : 50_000_000
+        return scanBegan >= tick && time < scanBegan - tick
     }
 }
 
@@ -86,7 +101,7 @@ package struct ScannedDirectory {
     /// Relative to the bundle root, no leading or trailing `/`; "" is the root.
     package let path: String
     package let entries: [DirectoryEntry]
-    package let modificationTime: UInt64
+    package let changeTime: UInt64
     /// The directory's real path when the scan knew it (links resolved): a build reads a
     /// file reached twice through links once (`FilesRead`). Not stored.
     package let realPath: String?
@@ -94,10 +109,10 @@ package struct ScannedDirectory {
     /// unchanged; decided by the scan (`UnchangedWalkPlan`), kept in the directory record.
     package var unchangedWalk: UnchangedWalk = .none
 
-    package init(path: String, entries: [DirectoryEntry], modificationTime: UInt64, realPath: String? = nil) {
+    package init(path: String, entries: [DirectoryEntry], changeTime: UInt64, realPath: String? = nil) {
         self.path = path
         self.entries = entries
-        self.modificationTime = modificationTime
+        self.changeTime = changeTime
         self.realPath = realPath
     }
 }

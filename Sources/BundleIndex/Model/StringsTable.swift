@@ -6,9 +6,9 @@ package struct StringsTable: Equatable, Sendable {
     /// The file's path relative to the bundle root (`Resources/fr.lproj/Localizable.strings`),
     /// spelled as a lookup of the table returns it.
     package let path: String
-    /// The file's modification time (ns) when read: a restarted watcher compares it with the
+    /// The file's change time (ns) when read: a restarted watcher compares it with the
     /// disk, as it compares a bundle's stamps (docs/watching.md, "Crashes and restarts").
-    package let modificationTime: UInt64
+    package let changeTime: UInt64
     package let content: Content
 
     package enum Content: Equatable, Sendable {
@@ -109,9 +109,9 @@ package struct StringsTable: Equatable, Sendable {
         name.hasSuffix(".strings") || name.hasSuffix(".stringsdict")
     }
 
-    package init(path: String, modificationTime: UInt64, content: Content) {
+    package init(path: String, changeTime: UInt64, content: Content) {
         self.path = path
-        self.modificationTime = modificationTime
+        self.changeTime = changeTime
         self.content = content
     }
 }

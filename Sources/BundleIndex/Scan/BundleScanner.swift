@@ -34,6 +34,12 @@ struct BundleScanner {
     /// Real paths of the directories outside the bundle that its links lead to (the link's
     /// target, not what lies below it), in byte order: the watcher watches them too.
     private(set) var outsideTargets: [String] = []
+    /// Stamps of what the walk found but no directory record stamps, in path order: each
+    /// symbolic link to anything but a directory (what it leads to: it may become a directory,
+    /// or appear where it dangled), and each folder that could not be listed (a `chmod` that
+    /// makes it readable changes its time, and nothing else does). docs/scanning.md,
+    /// "Incremental builds".
+    private(set) var walkStamps: [FileStamp] = []
     /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
     /// directory, read once. The tree walker lends its own (listings earlier scans read through
     /// links) and takes back what this scan adds.
@@ -78,7 +84,7 @@ struct BundleScanner {
             ? [] : (try? list(layout.infoPlistDirectory).entries) ?? []
         var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: [],
                                    directories: directories, stringsFiles: [], tables: [], warnings: warnings,
-                                   fileStamps: layoutStamps(layout: layout, directories: directories),
+                                   fileStamps: layoutStamps(layout: layout, directories: directories) + walkStamps,
                                    unreadable: unreadable.sorted(by: byteOrder), outsideTargets: outsideTargets)
         // The rest of the scan works on these listings alone: it is left to `readFiles`, which a
         // build's two threads share, with the files it names (the walk is the longer thread).
@@ -98,7 +104,7 @@ struct BundleScanner {
             let absolute = PathText.absolute(relative, in: bundlePath)
             guard !directories.contains(where: { sameBytes($0.path, relative) }),
                   let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
-            return FileStamp(path: relative, modificationTime: listing.modificationTime)
+            return FileStamp(path: relative, changeTime: listing.changeTime)
         }
     }
 
@@ -160,6 +166,7 @@ struct BundleScanner {
                 if (error as? DirectoryReadError)?.isGone == true { continue }
                 unreadable.insert(absolute)
                 warnings.append("unreadable directory skipped: \(error)")
+                walkStamps.append(FileStamp(path: relative, changeTime: FileSystem.changeTime(absolute)))
                 continue
             }
             guard out.count < Self.maxDirectoriesPerBundle else {
@@ -169,7 +176,8 @@ struct BundleScanner {
             let lexical = PathText.absolute(relative, in: bundleReal)
             if !sameBytes(real, lexical) { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
-            out.append(ScannedDirectory(path: relative, entries: entries, modificationTime: listing.modificationTime, realPath: real))
+            out.append(ScannedDirectory(path: relative, entries: entries, changeTime: listing.changeTime, realPath: real))
+            linkStamps(listing, at: relative)
             let nextChain = chain + [real]
             for entry in entries.reversed() where entry.isTraversable {
                 let child = PathText.join(relative, entry.name)
@@ -187,8 +195,24 @@ struct BundleScanner {
             }
         }
         out.sort { byteOrder($0.path, $1.path) }
+        walkStamps.sort { byteOrder($0.path, $1.path) }
         outsideTargets = Self.tops(outside)
         return out
+    }
+
+    /// The stamps of the links of the folder at `relative` that lead to anything but a directory
+    /// (`DirectoryReader.linkStampPath`): as its listing read them, or, for a listing the index
+    /// lent (an unchanged bundle's), read now.
+    private mutating func linkStamps(_ listing: DirectoryListing, at relative: String) {
+        if let stamps = listing.linkStamps {
+            for (path, time) in stamps { walkStamps.append(FileStamp(path: PathText.join(relative, path), changeTime: time)) }
+            return
+        }
+        let links = listing.entries.filter { $0.flags == .symlink }.map(\.name)
+        guard !links.isEmpty else { return }
+        for (path, time) in DirectoryReader.linkStamps(of: links, inFolder: PathText.absolute(relative, in: bundlePath)) {
+            walkStamps.append(FileStamp(path: PathText.join(relative, path), changeTime: time))
+        }
     }
 
     /// The outside targets of a bundle indexed before, from the directories its record holds

@@ -11,12 +11,17 @@ struct DirectoryReadError: Error, CustomStringConvertible {
     var isGone: Bool { errno == ENOENT || errno == ENOTDIR }
 }
 
-/// A directory's entries and its modification time, read through one open directory.
+/// A directory's entries and its change time, read through one open directory.
 struct DirectoryListing {
     let entries: [DirectoryEntry]
     /// Nanoseconds; taken before the entries are read, so a change racing with the read makes
     /// the stamp older than the listing (the watcher then looks again) and never newer.
-    let modificationTime: UInt64
+    let changeTime: UInt64
+    /// What the scan stamps for the folder's symbolic links to anything but a directory
+    /// (`DirectoryReader.linkStampPath`), relative to the folder, each once, with its change
+    /// time (0 when it cannot be read), read with the listing. nil for a listing not read from
+    /// the disk (an unchanged bundle's, lent by the index).
+    var linkStamps: [(path: String, changeTime: UInt64)]? = nil
 }
 
 enum DirectoryReader {
@@ -29,7 +34,7 @@ enum DirectoryReader {
         try listing(path, skippedNames: &skippedNames).entries
     }
 
-    /// `list` plus the directory's modification time (`fstat` on the open directory: no second
+    /// `list` plus the directory's change time (`fstat` on the open directory: no second
     /// path lookup).
     static func listing(_ path: String, skippedNames: inout Int) throws -> DirectoryListing {
         try readListing(path, skippedNames: &skippedNames, includeCookies: false)
@@ -56,8 +61,9 @@ enum DirectoryReader {
         guard fd >= 0 else { throw DirectoryReadError(path: path, errno: errno) }
         defer { close(fd) }
         var st = stat()
-        let mtime = fstat(fd, &st) == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
+        let changed = fstat(fd, &st) == 0 ? FileSystem.changeTime(st) : 0
         var entries: [DirectoryEntry] = []
+        var linkStamps: [(path: String, changeTime: UInt64)] = []
         let buffer = ListingBuffer.ofThisThread()
         while true {
             let filled = bundleidx_getdents64(fd, buffer, UInt(ListingBuffer.size))
@@ -83,12 +89,52 @@ enum DirectoryReader {
                 guard let name = String(validating: nameBytes, as: UTF8.self) else { skippedNames += 1; continue }
                 if name == "." || name == ".." || name.isEmpty || name.hasPrefix("._") { continue }
                 if !includeCookies && name.hasPrefix(SyncCookie.prefix) { continue }
-                entries.append(DirectoryEntry(name: name, flags: flags(of: type, name: name, in: fd),
-                                              rank: UInt32(truncatingIfNeeded: entries.count)))
+                let entryFlags = flags(of: type, name: name, in: fd)
+                entries.append(DirectoryEntry(name: name, flags: entryFlags, rank: UInt32(truncatingIfNeeded: entries.count)))
+                if entryFlags == .symlink { addLinkStamp(of: name, in: fd, to: &linkStamps) }
             }
         }
         entries.sort { byteOrder($0.name, $1.name) }
-        return DirectoryListing(entries: entries, modificationTime: mtime)
+        return DirectoryListing(entries: entries, changeTime: changed, linkStamps: linkStamps)
+    }
+
+    /// What an incremental build must stamp to see the link `name` of the folder open as `dirFD`
+    /// lead somewhere else in kind — its target appearing where it dangled, or turning from a
+    /// file into a folder or back — relative to that folder: the folder its target lies in, as
+    /// the link names it (its entries change when the target is made, removed or replaced);
+    /// nil for a target in this same folder, whose own stamp covers it. For a target that is
+    /// absolute or not UTF-8, the link itself (stamped with what it leads to). A link to a link
+    /// is stamped for its first step only (docs/scanning.md, "Limits").
+    static func linkStampPath(_ name: String, in dirFD: Int32) -> String? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer in
+            let length = readlinkat(dirFD, name, buffer.baseAddress!, buffer.count)
+            guard length > 0, length < buffer.count else { return name }
+            let target = UnsafeBufferPointer(rebasing: buffer[..<length])
+            guard target[0] != UInt8(ascii: "/"), let slash = target.lastIndex(of: UInt8(ascii: "/")) else {
+                return target[0] == UInt8(ascii: "/") ? name : nil
+            }
+            return String(validating: UnsafeBufferPointer(rebasing: target[..<slash]), as: UTF8.self) ?? name
+        }
+    }
+
+    /// Adds the stamp of the link `name` of the folder open as `dirFD` to `stamps`, unless it is
+    /// there already (links to files of one folder share it), with the change time of what it
+    /// names, following links; 0 when that cannot be read.
+    private static func addLinkStamp(of name: String, in dirFD: Int32, to stamps: inout [(path: String, changeTime: UInt64)]) {
+        guard let path = linkStampPath(name, in: dirFD), !stamps.contains(where: { sameBytes($0.path, path) }) else { return }
+        var st = stat()
+        stamps.append((path, fstatat(dirFD, path, &st, 0) == 0 ? FileSystem.changeTime(st) : 0))
+    }
+
+    /// `DirectoryListing.linkStamps` for the links `names` of the folder at `path`, read now;
+    /// none when the folder cannot be opened.
+    static func linkStamps(of names: [String], inFolder path: String) -> [(path: String, changeTime: UInt64)] {
+        let fd = open(path, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var stamps: [(path: String, changeTime: UInt64)] = []
+        for name in names { addLinkStamp(of: name, in: fd, to: &stamps) }
+        return stamps
     }
 
     /// The type comes from `d_type`; only links (is the target a directory?) and file systems

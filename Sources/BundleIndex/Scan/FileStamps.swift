@@ -11,7 +11,7 @@ extension FileStamp {
     }
 }
 
-/// A bundle's folder held open (`O_PATH`), so that the modification times of its files are
+/// A bundle's folder held open (`O_PATH`), so that the change times of its files are
 /// read with `fstatat` relative to it: resolving each path from `/` again cost a fifth of an
 /// incremental build of a tree with 40 000 directories. Or the folder that holds the bundle,
 /// shared by the bundles next to it (`ParentFolders`): the bundle's paths are then read
@@ -68,14 +68,14 @@ final class BundleFolder {
         self.times = times
         var st = stat()
         guard (owned ? fstat(fd, &st) : fstatat(fd, name, &st, 0)) == 0 else { return }
-        ownTime = FileSystem.nanoseconds(st.st_mtim)
+        ownTime = FileSystem.changeTime(st)
         if trusting { vouched = times.seen(below: FileIdentity(st)) }
     }
 
     /// Whether `relative`'s time is `stored`: read from the disk, or, while a bundle checked
     /// before vouches for this folder, taken as true and counted for `finish` to settle.
     func matches(_ relative: String, _ stored: UInt64) -> Bool {
-        guard vouched != nil else { return modificationTime(relative) == stored }
+        guard vouched != nil else { return changeTime(relative) == stored }
         relative.withUTF8Bytes { taken.add(UnsafeRawBufferPointer($0), stored) }
         return true
     }
@@ -120,9 +120,9 @@ final class BundleFolder {
         return true
     }
 
-    /// Modification time (ns) of `relative` ("" is the folder itself), following links like
-    /// `stat`; 0 when it cannot be read, which no stamp holds.
-    func modificationTime(_ relative: String) -> UInt64 {
+    /// Change time (ns) of `relative` ("" is the folder itself), following links like `stat`;
+    /// 0 when it cannot be read (a stamp of what could not be read holds 0 too).
+    func changeTime(_ relative: String) -> UInt64 {
         var st = stat()
         let rc: Int32
         if let linked, let below = Self.offset(of: relative, below: linked.name) {
@@ -131,7 +131,7 @@ final class BundleFolder {
             } else {
                 rc = fstatat(linked.fd, "", &st, Self.emptyPath)
             }
-            let time = rc == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
+            let time = rc == 0 ? FileSystem.changeTime(st) : 0
             if linkedFolder != nil {
                 relative.withUTF8Bytes { bytes in
                     let start = below ?? bytes.count
@@ -148,7 +148,7 @@ final class BundleFolder {
         } else {
             rc = Self.withJoined(name, relative) { fstatat(fd, $0, &st, 0) }
         }
-        return rc == 0 ? FileSystem.nanoseconds(st.st_mtim) : 0
+        return rc == 0 ? FileSystem.changeTime(st) : 0
     }
 
     /// `body` given `first/second` as a C string (a stamp's path below the parent folder),
@@ -176,7 +176,7 @@ final class BundleFolder {
     }
 
     func allMatch(_ stamps: [FileStamp]) -> Bool {
-        stamps.allSatisfy { matches($0.path, $0.modificationTime) }
+        stamps.allSatisfy { matches($0.path, $0.changeTime) }
     }
 }
 

@@ -34,7 +34,7 @@ enum PropertyListReader {
     /// dictionary, so a 50 MB one cost every query's memory and time.
     static let sizeLimit = 1 << 20
 
-    /// The dictionary in the file at `path`, and the modification time of the bytes read (from
+    /// The dictionary in the file at `path`, and the change time of the bytes read (from
     /// the `fstat` of the read itself, so a file changed after the read is not stamped with its
     /// new time; 0 when there is no such file). With `gnustep`, a text Foundation cannot parse
     /// is read with GNUstep's grammar, typed values included (`GNUstepPropertyList`): for
@@ -42,12 +42,12 @@ enum PropertyListReader {
     /// `size`: the bytes read.
     static func stampedDictionary(atPath path: String, gnustep: Bool = false) -> StampedDictionary {
         let read = FileSystem.readFileStamped(path, limit: sizeLimit)
-        if read.oversized { return (.failure(.tooLarge), read.modificationTime, 0) }
-        guard let bytes = read.bytes else { return (.failure(.unreadable), read.modificationTime, 0) }
-        return (dictionary(from: bytes, gnustep: gnustep), read.modificationTime, bytes.count)
+        if read.oversized { return (.failure(.tooLarge), read.changeTime, 0) }
+        guard let bytes = read.bytes else { return (.failure(.unreadable), read.changeTime, 0) }
+        return (dictionary(from: bytes, gnustep: gnustep), read.changeTime, bytes.count)
     }
 
-    typealias StampedDictionary = (result: Result<[String: PropertyListValue], Failure>, modificationTime: UInt64, size: Int)
+    typealias StampedDictionary = (result: Result<[String: PropertyListValue], Failure>, changeTime: UInt64, size: Int)
 
     static func dictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
         guard !bytes.isEmpty else { return .failure(.empty) }

@@ -11,7 +11,7 @@ extension BundleScanner {
         var warnings: [String] = []
         if let unfinished = bundle.unfinished {
             let files = finish(&bundle, unfinished)
-            // Each file's stamp is the modification time its read saw.
+            // Each file's stamp is the change time its read saw.
             var stamps: [FileStamp] = []
             let infoPlistDirectory = bundle.layout.infoPlistDirectory
             bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, stamps: &stamps,
@@ -20,7 +20,7 @@ extension BundleScanner {
             bundle.fileStamps += stamps
             bundle.unfinished = nil
         }
-        // Tables carry their own modification times (kept in their table records, not here).
+        // Tables carry their own change times (kept in their table records, not here).
         bundle.tables = readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: reads)
         bundle.warnings += warnings
         return warnings
@@ -46,16 +46,16 @@ extension BundleScanner {
     }
 
     /// The Info.plist files named in `directory` (the layout's), parsed; `stamps` gets each one's
-    /// path relative to the bundle with the modification time its read saw.
+    /// path relative to the bundle with the change time its read saw.
     private static func readInfoPlists(bundlePath: String, in directory: String, _ files: PropertyListFilesToRead,
                                        stamps: inout [FileStamp],
                                        warnings: inout [String], reads: FilesRead) -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
             let relative = PathText.join(directory, name), path = PathText.child(relative, of: bundlePath)
-            let (result, modificationTime, _) = reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
+            let (result, changeTime, _) = reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
                                                                    gnustep: name.lowercased() == "info-gnustep.plist")
-            stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
+            stamps.append(FileStamp(path: relative, changeTime: changeTime))
             switch result {
             case .success(let d): out.append(InfoPlistFile(name: name, dictionary: d))
             case .failure(let why):
@@ -114,9 +114,9 @@ extension BundleScanner {
                                          stamps: inout [FileStamp], reads: FilesRead) -> [StringsFile] {
         files.stringsFiles.map { file in
             let relative = PathText.join(file.directory.path, file.name)
-            let (result, modificationTime, _) = reads.propertyList(PathText.child(relative, of: bundlePath),
+            let (result, changeTime, _) = reads.propertyList(PathText.child(relative, of: bundlePath),
                                                                    realPath: file.directory.realPath.map { realPath(of: file.name, in: $0) })
-            stamps.append(FileStamp(path: relative, modificationTime: modificationTime))
+            stamps.append(FileStamp(path: relative, changeTime: changeTime))
             return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())
         }
     }

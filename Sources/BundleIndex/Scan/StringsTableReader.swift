@@ -19,12 +19,12 @@ enum StringsTableReader {
             warnings.append("\(path): not a strings table Foundation can read (a ';' is missing on line \(line)); "
                             + "lookups in it find no key, as in Foundation")
         }
-        return StringsTable(path: relativePath, modificationTime: file.modificationTime, content: file.content)
+        return StringsTable(path: relativePath, changeTime: file.changeTime, content: file.content)
     }
 
     /// What one table file holds, before a bundle names it.
     struct FileRead {
-        let modificationTime: UInt64
+        let changeTime: UInt64
         let content: StringsTable.Content
         /// The line of the missing `;` that made CF read no table.
         let missingSemicolon: Int?
@@ -35,11 +35,11 @@ enum StringsTableReader {
     /// The file at `path` (`.stringsdict` read as a dictionary file), read and parsed.
     static func file(_ path: String) -> FileRead {
         let file = FileSystem.readFileStamped(path, limit: StringsTable.sizeLimit)
-        if file.oversized { return FileRead(modificationTime: file.modificationTime, content: .notRead, missingSemicolon: nil, size: 0) }
+        if file.oversized { return FileRead(changeTime: file.changeTime, content: .notRead, missingSemicolon: nil, size: 0) }
         // An unreadable file is an empty table, as for Foundation (it gets no data either).
         let bytes = file.bytes ?? []
         let (entries, missingSemicolon) = reading(bytes, dictionaryFile: path.hasSuffix(".stringsdict"))
-        return FileRead(modificationTime: file.modificationTime, content: .entries(entries), missingSemicolon: missingSemicolon,
+        return FileRead(changeTime: file.changeTime, content: .entries(entries), missingSemicolon: missingSemicolon,
                         size: bytes.count)
     }
 

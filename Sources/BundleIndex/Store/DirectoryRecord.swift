@@ -4,7 +4,7 @@
 ///
 ///     tag 'D', flags u8 (1: variant names follow; 2: the walk enters the folder when its
 ///     bundle is unchanged, 4: the walk passes over it; 8: strings tables follow),
-///     path, modification time u64 (ns),
+///     path, change time u64 (ns),
 ///     [variant names: their byte length (varint), count (varint), per name in byte order the
 ///      name (varint length + UTF-8), its candidates' count and their indices in the listing
 ///      (varint each, increasing), then where each name starts, counted from the first, u32
@@ -23,7 +23,7 @@
 /// "Folders the walk passes over").
 package struct DirectoryRecord {
     package let path: String
-    package let modificationTime: UInt64
+    package let changeTime: UInt64
     package let entries: [DirectoryEntry]
     /// Names that variants answer, in byte order, with the indices in `entries` of the entries
     /// a lookup of the name may return (ascending): the variants and the entry of that name.
@@ -43,10 +43,10 @@ package struct DirectoryRecord {
     /// The flag bit saying the strings tables' indices follow.
     static let hasTables: UInt8 = 8
 
-    package init(path: String, modificationTime: UInt64, entries: [DirectoryEntry], variantNames: [VariantName],
+    package init(path: String, changeTime: UInt64, entries: [DirectoryEntry], variantNames: [VariantName],
                  unchangedWalk: UnchangedWalk = .none) {
         self.path = path
-        self.modificationTime = modificationTime
+        self.changeTime = changeTime
         self.entries = entries
         self.variantNames = variantNames
         self.unchangedWalk = unchangedWalk
@@ -70,7 +70,7 @@ package struct DirectoryRecord {
         w.u8(RecordTag.directory.rawValue)
         w.u8(flags)
         w.string(path)
-        w.u64(modificationTime)
+        w.u64(changeTime)
         if !variantNames.isEmpty {
             // Length first: a lookup of a plain name steps over the section in one move.
             var section = ByteWriter(capacity: 64)
@@ -117,7 +117,7 @@ package struct DirectoryRecord {
         }
         // The tables are the listing's own: a record that names others is not one this build wrote.
         guard try tableIndices(inSection: head.tables) == tableIndices(entries) else { throw IndexFormatError(what: "directory strings tables") }
-        return DirectoryRecord(path: String(decoding: head.path, as: UTF8.self), modificationTime: head.modificationTime,
+        return DirectoryRecord(path: String(decoding: head.path, as: UTF8.self), changeTime: head.changeTime,
                                entries: entries, variantNames: variants, unchangedWalk: head.unchangedWalk)
     }
 
@@ -139,18 +139,18 @@ package struct DirectoryRecord {
     /// leaving `r` at the listing's count; throws when the value is not a directory record. The
     /// one reader of the head's layout (`decode`, `open`, `StoredDirectory`).
     static func readHead(_ r: inout ByteReader) throws
-        -> (path: UnsafeRawBufferPointer, modificationTime: UInt64, variantNames: UnsafeRawBufferPointer?,
+        -> (path: UnsafeRawBufferPointer, changeTime: UInt64, variantNames: UnsafeRawBufferPointer?,
             tables: UnsafeRawBufferPointer?, unchangedWalk: UnchangedWalk) {
         guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
         let flags = try r.u8()
         guard flags & ~(hasVariantNames | entered | passedOver | hasTables) == 0, flags & (entered | passedOver) != entered | passedOver
         else { throw IndexFormatError(what: "directory record flags") }
         let path = try r.slice()
-        let modificationTime = try r.u64()
+        let changeTime = try r.u64()
         let variantNames = flags & hasVariantNames != 0 ? try r.slice() : nil
         let tables = flags & hasTables != 0 ? try r.slice() : nil
         let walk: UnchangedWalk = flags & entered != 0 ? .enter : flags & passedOver != 0 ? .passOver : .none
-        return (path, modificationTime, variantNames, tables, walk)
+        return (path, changeTime, variantNames, tables, walk)
     }
 
     /// The variant names (nil when there are none) and a reader at the listing's count of the
@@ -221,7 +221,7 @@ package struct DirectoryRecord {
 /// as asked. The bytes are the index's own: valid as long as the snapshot it came from.
 package struct StoredDirectory {
     package let path: String
-    package let modificationTime: UInt64
+    package let changeTime: UInt64
     /// What the walk does with the folder when its bundle is unchanged (format 15).
     package let unchangedWalk: UnchangedWalk
     /// The strings-table section, nil when the listing holds none.
@@ -235,7 +235,7 @@ package struct StoredDirectory {
         var r = ByteReader(buffer)
         let head = try DirectoryRecord.readHead(&r)
         path = String(decoding: head.path, as: UTF8.self)
-        modificationTime = head.modificationTime
+        changeTime = head.changeTime
         unchangedWalk = head.unchangedWalk
         tables = head.tables
         listing = r

@@ -292,11 +292,11 @@ package struct IndexSnapshot {
         return out
     }
 
-    /// The modification time a strings table record holds; nil when there is none.
-    package func stringsTableModificationTime(bundle: UInt64, _ table: StringsKey.Table) throws -> UInt64? {
+    /// The change time a strings table record holds; nil when there is none.
+    package func stringsTableChangeTime(bundle: UInt64, _ table: StringsKey.Table) throws -> UInt64? {
         try StringsKey.table(bundle: bundle, table).withBytes { k in
             guard let v = try txn.get(store.strings, key: k) else { return nil }
-            return try StringsRecords.modificationTime(v, table)
+            return try StringsRecords.changeTime(v, table)
         }
     }
 

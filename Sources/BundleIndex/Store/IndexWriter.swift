@@ -83,9 +83,9 @@ package struct IndexWriter {
 
     /// Every stamp a restarted watcher compares with the disk for `record`: its own (the
     /// folders outside its indexed tree, the parsed files), each of its directory records' path
-    /// and modification time, and each strings table's. Table records hold no paths: the tables
+    /// and change time, and each strings table's. Table records hold no paths: the tables
     /// are the `.strings`/`.stringsdict` entries of the directory records. A table without a
-    /// record gets modification time 0, which no file has: the bundle is scanned again.
+    /// record gets change time 0, which no file has: the bundle is scanned again.
     package func diskStamps(of record: BundleRecord) throws -> [FileStamp] {
         // Read through the snapshot's functions, in this write transaction (the writer keeps it
         // and the store alive while it is used).
@@ -95,8 +95,8 @@ package struct IndexWriter {
         for directory in directories {
             for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
                 let path = PathText.join(directory.path, e.name)
-                let mtime = try snapshot.stringsTableModificationTime(bundle: record.id, StringsKey.Table(path))
-                stamps.append(FileStamp(path: path, modificationTime: mtime ?? 0))
+                let changed = try snapshot.stringsTableChangeTime(bundle: record.id, StringsKey.Table(path))
+                stamps.append(FileStamp(path: path, changeTime: changed ?? 0))
             }
         }
         return stamps
@@ -117,9 +117,9 @@ package struct IndexWriter {
     /// Writes a scanned bundle unless a folder of it could not be read and the index holds a
     /// record of it: a folder that cannot be read is not a folder that was emptied, so the
     /// records of its last complete scan stay (docs/scanning.md, "Bad input"). False when kept.
-    package func addBundleUnlessPartial(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> Bool {
+    package func addBundleUnlessPartial(_ bundle: ScannedBundle, root: String, scanBegan: UInt64) throws -> Bool {
         if !bundle.unreadable.isEmpty, try bundleRecord(path: bundle.path) != nil { return false }
-        try addBundle(bundle, root: root, now: now)
+        try addBundle(bundle, root: root, scanBegan: scanBegan)
         return true
     }
 
@@ -129,12 +129,13 @@ package struct IndexWriter {
         unreadable.contains { PathText.isSameOrInside(path, $0) }
     }
 
-    /// Writes a bundle, replacing what the index held for its path. A bundle written again keeps
+    /// Writes a bundle, replacing what the index held for its path; `scanBegan` is when the
+    /// scan that found it began (`wallClockNanoseconds`), before it read anything. A bundle written again keeps
     /// its id, so a reader holding it keeps finding its resources, and only its records that
     /// changed are written (`LMDBTransaction.replacePrefix`); a new bundle gets a fresh id, whose
     /// keys sort last and are appended.
     @discardableResult
-    package func addBundle(_ bundle: ScannedBundle, root: String, now: UInt64) throws -> BundleRecord {
+    package func addBundle(_ bundle: ScannedBundle, root: String, scanBegan: UInt64) throws -> BundleRecord {
         let previous = try bundleRecord(path: bundle.path)
         let id: UInt64
         if let previous {
@@ -150,7 +151,7 @@ package struct IndexWriter {
         }
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
                                   lprojs: bundle.lprojs, warnings: bundle.warnings,
-                                  root: root, scannedAt: now, stamps: bundle.fileStamps,
+                                  root: root, scannedAt: scanBegan, stamps: bundle.fileStamps,
                                   directoryMarks: DirectoryMarks(of: bundle.directories))
         if let held, held.isHolding {
             if held.hold(path: bundle.path, value: record.encode()) { try writeHeldRecords() }

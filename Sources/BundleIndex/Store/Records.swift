@@ -18,12 +18,14 @@ package struct BundleRecord: Sendable, Equatable {
     package let warnings: [String]
     /// The root of the `build` that indexed this bundle.
     package let root: String
-    /// Seconds since 1970 when the bundle was scanned.
+    /// Nanoseconds since 1970 when the scan that wrote the record began, before it read any
+    /// stamp (format 17; seconds before): `FileStamp.isSettled`.
     package let scannedAt: UInt64
-    /// Modification times, when scanned, of what no directory record stamps: the bundle root and
-    /// the Info.plist folder when they lie outside the indexed tree, and the parsed files
-    /// (Info.plist, InfoPlist.strings). Each directory record holds its own folder's time
-    /// (format 11; `allStamps(with:)` puts the two together).
+    /// Change times, when scanned, of what no directory record stamps: the bundle root and the
+    /// Info.plist folder when they lie outside the indexed tree, the parsed files (Info.plist,
+    /// InfoPlist.strings), the folders links to files lead into and the folders that could not be
+    /// listed (format 17). Each directory record holds its own folder's time (format 11;
+    /// `allStamps(with:)` puts the two together).
     package let stamps: [FileStamp]
     /// Which directories have a record (format 16), so a lookup reads no folder the bundle
     /// lacks. Not decoded with the stamps only.
@@ -37,7 +39,7 @@ package struct BundleRecord: Sendable, Equatable {
 
     /// Every stamp of the bundle as scanned: its own and those of its directory records.
     package func allStamps(with directories: [DirectoryRecord]) -> [FileStamp] {
-        directories.map { FileStamp(path: $0.path, modificationTime: $0.modificationTime) } + stamps
+        directories.map { FileStamp(path: $0.path, changeTime: $0.changeTime) } + stamps
     }
 
     /// The identifiers its Info.plist files declare (`CFBundleIdentifier`, non-empty): the
@@ -88,7 +90,7 @@ package struct BundleRecord: Sendable, Equatable {
         w.varint(stamps.count)
         for st in stamps {
             w.string(st.path)
-            w.u64(st.modificationTime)
+            w.u64(st.changeTime)
         }
         return w.bytes
     }
@@ -154,7 +156,7 @@ package struct BundleRecord: Sendable, Equatable {
         var stamps: [FileStamp] = []
         if stampsOnly || wanted == nil {
             for _ in 0..<(try r.count()) {
-                stamps.append(FileStamp(path: try r.string(), modificationTime: try r.u64()))
+                stamps.append(FileStamp(path: try r.string(), changeTime: try r.u64()))
             }
         }
         var record = BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: lprojs,

@@ -60,8 +60,8 @@ package struct StringsKey: Equatable {
 /// The records of one bundle's strings tables, in key order (docs/index-format.md, "strings
 /// tables"):
 ///
-/// * table: tag `L`, check u32 of the file's path (`Hashing.tableCheck`), its modification
-///   time (u64 ns), then the form:
+/// * table: tag `L`, check u32 of the file's path (`Hashing.tableCheck`), its change
+///   time (ctime, u64 ns), then the form:
 ///   - 0: the file was not read (over the size limit);
 ///   - 1: its entries are in chunk records; their count follows (varint);
 ///   - 2: its entries are here (a table of at most `chunkBytes` of entries): count (varint),
@@ -100,7 +100,7 @@ package enum StringsRecords {
             value.removeAll()
             value.u8(tableTag)
             value.u32(ref.check)
-            value.u64(table.modificationTime)
+            value.u64(table.changeTime)
             let tableKey = StringsKey.table(bundle: bundleID, ref)
             guard case .entries(let list) = table.content else {
                 value.u8(Form.notRead.rawValue)
@@ -232,8 +232,8 @@ package enum StringsRecords {
         return .missing
     }
 
-    /// A table record's modification time, nil when the record is another table's.
-    static func modificationTime(_ record: UnsafeRawBufferPointer, _ table: StringsKey.Table) throws -> UInt64? {
+    /// A table record's change time, nil when the record is another table's.
+    static func changeTime(_ record: UnsafeRawBufferPointer, _ table: StringsKey.Table) throws -> UInt64? {
         var r = ByteReader(record)
         guard try r.u8() == tableTag else { throw IndexFormatError(what: "strings table tag") }
         guard try r.u32() == table.check else { return nil }

@@ -115,11 +115,20 @@ package enum FileSystem {
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// Modification time in nanoseconds (the watcher compares it after a restart).
-    package static func modificationTime(_ path: String) -> UInt64 {
+    /// The status-change time (`st_ctim`) of `path`, following links, in nanoseconds; 0 when
+    /// it cannot be read. What stamps hold (docs/scanning.md, "Incremental builds").
+    package static func changeTime(_ path: String) -> UInt64 {
         var st = stat()
         guard stat(path, &st) == 0 else { return 0 }
-        return nanoseconds(st.st_mtim)
+        return changeTime(st)
+    }
+
+    /// `st`'s status-change time in nanoseconds. Stamps hold it, not the modification time:
+    /// the kernel sets it to the present on every write, rename, `chmod`, link count change
+    /// and `utimensat`, and no call sets it back, so `touch -d`, `tar x` or `cp -p` of an
+    /// older copy, and two folders exchanged by renames, all show.
+    package static func changeTime(_ st: stat) -> UInt64 {
+        nanoseconds(st.st_ctim)
     }
 
     /// A `timespec` in nanoseconds.
@@ -137,23 +146,23 @@ package enum FileSystem {
     package struct StampedRead {
         /// The bytes, nil when the file is not a readable regular file of at most the limit.
         package var bytes: [UInt8]?
-        /// `modificationTime(path)`, 0 when there is no such file.
-        package var modificationTime: UInt64 = 0
+        /// `changeTime(path)`, 0 when there is no such file.
+        package var changeTime: UInt64 = 0
         /// A regular file larger than the limit (not read).
         package var oversized = false
     }
 
-    /// `readFile` and `modificationTime` with one `open` and one `fstat` (strings tables: every
+    /// `readFile` and `changeTime` with one `open` and one `fstat` (strings tables: every
     /// one of a tree is read at build).
     package static func readFileStamped(_ path: String, limit: Int) -> StampedRead {
         // O_NONBLOCK: opening a FIFO named like a file must not wait for a writer; fstat
         // then turns away everything but a regular file.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return StampedRead(bytes: nil, modificationTime: modificationTime(path)) }
+        guard fd >= 0 else { return StampedRead(bytes: nil, changeTime: changeTime(path)) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { return StampedRead() }
-        var result = StampedRead(bytes: nil, modificationTime: nanoseconds(st.st_mtim))
+        var result = StampedRead(bytes: nil, changeTime: changeTime(st))
         guard st.st_mode & S_IFMT == S_IFREG else { return result }
         guard Int(st.st_size) <= limit else { result.oversized = true; return result }
         result.bytes = readAll(fd, size: Int(st.st_size))

@@ -114,7 +114,7 @@ public final class IndexWatcher {
     // MARK: - catching up
 
     /// Watches every directory, then brings the index in line with the disk: bundles whose
-    /// stamps (directory and parsed-file mtimes) are unchanged are kept, changed and new ones
+    /// stamps (directory and parsed-file change times) are unchanged are kept, changed and new ones
     /// scanned, vanished ones removed. After a crash this is what makes the index exact again.
     public func catchUp() throws {
         try setState("catching up")
@@ -129,6 +129,7 @@ public final class IndexWatcher {
         var scanned = 0, kept = 0, removed = 0
         var keptUnreadable: [String] = []
         let bundlesBefore = bundles
+        let began = wallClockNanoseconds()
         try store.write { writer in
             // A catch-up that outgrew the map runs again from here after the map grew.
             (scanned, kept, removed, keptUnreadable, bundles) = (0, 0, 0, [], bundlesBefore)
@@ -140,7 +141,7 @@ public final class IndexWatcher {
                 var keptStamps: PathMap<[FileStamp]> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let stamps = try? writer.diskStamps(of: record),
-                          !stamps.isEmpty, Self.unchanged(stamps, in: record.path)
+                          !stamps.isEmpty, Self.unchanged(stamps, in: record.path, scannedAt: record.scannedAt)
                     else { return true }
                     keptStamps[path] = stamps
                     kept += 1
@@ -148,7 +149,7 @@ public final class IndexWatcher {
                 }
                 var scannedNow: PathSet = []
                 let report = try walker.walk(root: root) { bundle in
-                    if !(try writer.addBundleUnlessPartial(bundle, root: root, now: UInt64(time(nil)))) {
+                    if !(try writer.addBundleUnlessPartial(bundle, root: root, scanBegan: began)) {
                         keptUnreadable.append(bundle.path)
                     }
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
@@ -182,9 +183,10 @@ public final class IndexWatcher {
                                             "seconds": "\(monotonicSeconds() - started)"])
     }
 
-    /// True when every stamp, relative to `bundle`, still matches the disk.
-    static func unchanged(_ stamps: [FileStamp], in bundle: String) -> Bool {
-        FileStamp.allMatch(stamps, in: bundle)
+    /// True when every stamp, relative to `bundle`, is older than the scan that read it by
+    /// more than a clock tick (`FileStamp.isSettled`) and still matches the disk.
+    static func unchanged(_ stamps: [FileStamp], in bundle: String, scannedAt: UInt64) -> Bool {
+        stamps.allSatisfy { FileStamp.isSettled($0.changeTime, scanBegan: scannedAt) } && FileStamp.allMatch(stamps, in: bundle)
     }
 
     // MARK: - the loop

@@ -58,11 +58,11 @@ extension IndexWatcher {
         var visited: [String] = []
         walker.visited = { visited.append($0) }
         defer { scannedDirectories += visited }
-        let now = UInt64(time(nil))
+        let now = wallClockNanoseconds()
         var written: [String] = []
         var kept: [String] = []
         let report = try walker.walk(root: path) { bundle in
-            if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), now: now)) { kept.append(bundle.path) }
+            if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), scanBegan: now)) { kept.append(bundle.path) }
             noteLinks(of: bundle.path, to: bundle.outsideTargets)
             written.append(bundle.path)
         }
@@ -94,6 +94,7 @@ extension IndexWatcher {
                               _ scannedDirectories: inout [String]) throws {
         rescanned.insert(path)
         var skipped = 0
+        let began = wallClockNanoseconds()
         let exists = FileSystem.isRealDirectory(path) || roots.contains(path)
         let listing = exists ? try? DirectoryReader.listing(path, skippedNames: &skipped) : nil
         if let listing, makeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
@@ -101,7 +102,7 @@ extension IndexWatcher {
             scanner.listingCache[path] = listing
             let bundle = try scanner.scan()
             scannedDirectories += scanner.listed.keys
-            if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), now: UInt64(time(nil)))) { warnKept([path]) }
+            if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), scanBegan: began)) { warnKept([path]) }
             noteLinks(of: path, to: bundle.outsideTargets)
             for w in bundle.warnings { logger.warning("\(w)") }
             return
@@ -147,6 +148,7 @@ extension IndexWatcher {
         reportLimit()
         var found: PathSet = []
         var kept: [String] = []
+        let began = wallClockNanoseconds()
         try store.write { writer in
             (found, kept) = ([], [])   // a rescan that outgrew the map runs again after it grew
             for r in roots {
@@ -154,7 +156,7 @@ extension IndexWatcher {
                 // unless a folder that could not be read hides them.
                 let before = try writer.bundlePaths(under: r)
                 let report = try makeWalker().walk(root: r) { bundle in
-                    if !(try writer.addBundleUnlessPartial(bundle, root: r, now: UInt64(time(nil)))) { kept.append(bundle.path) }
+                    if !(try writer.addBundleUnlessPartial(bundle, root: r, scanBegan: began)) { kept.append(bundle.path) }
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
                 }
                 let seen = PathSet(report.found)

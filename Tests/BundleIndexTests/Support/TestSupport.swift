@@ -117,16 +117,10 @@ func differentialRun(count: Int, seed: UInt64, make: (inout SeededRandom) -> [UI
     return (decided, differing)
 }
 
-/// Sets every time under `root` (the root included) that is less than a minute old to `past`,
-/// as if the last change were long ago: an incremental build trusts only stamps from before the
-/// second of its scan (`UnchangedBundles`).
-func settleTimes(under root: String, to past: Int) {
-    var paths = [root]
-    paths += ((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? []).map { root + "/" + $0 }
-    for path in paths {
-        var st = stat()
-        guard lstat(path, &st) == 0, st.st_mtim.tv_sec > time(nil) - 60 else { continue }
-        var times = [timespec(tv_sec: past, tv_nsec: 0), timespec(tv_sec: past, tv_nsec: 0)]
-        utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
-    }
+/// Waits until every change made so far is older than a scan that begins now by more than a
+/// clock tick: an incremental build and a watcher's catch-up trust only such stamps
+/// (`FileStamp.isSettled`), and the change times they hold cannot be set back.
+func waitUntilSettled() {
+    let tick = 50_000_000
+    usleep(useconds_t(tick / 1000 + 10_000))
 }

@@ -1,0 +1,108 @@
+// What an incremental build sees only because its stamps hold change times (`st_ctim`) and stamp
+// the links and unreadable folders a directory's own time does not cover (docs/scanning.md,
+// "Incremental builds"). Each case ends with the index a fresh full build writes.
+import Foundation
+import Glibc
+import Testing
+@testable import BundleIndex
+@testable import BundleIndexCore
+
+@Suite("Incremental build: changes only a change time shows", .serialized)
+struct ChangeTimeStampTests {
+    /// Sets the access and modification times of `root` and everything below it to `time`, as
+    /// `tar x`, `cp -p` or `touch -r` leave them; links keep their own.
+    static func setTimes(under root: String, to time: Int) {
+        var paths = [root]
+        paths += ((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? []).map { root + "/" + $0 }
+        // Deepest first: setting a folder's time before its entries' would not change it, but
+        // the order keeps the intent plain.
+        for path in paths.reversed() {
+            var times = [timespec(tv_sec: time, tv_nsec: 0), timespec(tv_sec: time, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) == 0, "\(path)")
+        }
+    }
+
+    static let app = [
+        "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"]),
+        "A.app/en.lproj/Localizable.strings": "\"hi\" = \"Hello\";",
+        "A.app/Images/icon.png": "png",
+    ]
+
+    @Test("files and a folder changed with their old times put back (cp -p, rsync -t, tar x) are read again")
+    func oldTimesPutBack() throws {
+        let t = try IncrementalBuildTests.Tree(Self.app, links: [:])
+        let oldTime = time(nil) - 7200
+        Self.setTimes(under: t.root, to: oldTime)
+        t.settle()
+        _ = try t.fixture.build()
+        // The same size, other content; a file added to Images; then every time as it was.
+        try t.rewrite("A.app/en.lproj/Localizable.strings", "\"hi\" = \"Howdy\";")
+        try t.fixture.add(["A.app/Images/new.png": "png"])
+        Self.setTimes(under: t.root, to: oldTime)
+        try IncrementalBuildTests.buildAndCompare(t, read: 1, unchanged: 0)
+        let bundle = try t.fixture.bundle("A.app")
+        #expect(try bundle.localizedString(forKey: "hi", value: nil, table: nil) == "Howdy")
+        #expect(try bundle.path(forResource: "new", ofType: "png", inDirectory: "Images") != nil)
+    }
+
+    @Test("two folders of bundles unpacked with the same times and then exchanged by renames are read again")
+    func twinsExchanged() throws {
+        let pastTime = time(nil) - 7200
+        let t = try IncrementalBuildTests.Tree([
+            "X/N.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.x"]),
+            "X/N.bundle/x.png": "x",
+        ], links: [:])
+        Self.setTimes(under: t.root + "/X", to: pastTime)
+        // The second tree is unpacked later, with the first one's times: only the change times
+        // of the two differ.
+        t.settle()
+        try t.fixture.add([
+            "Y/N.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.y"]),
+            "Y/N.bundle/y.png": "y",
+        ])
+        Self.setTimes(under: t.root + "/Y", to: pastTime)
+        t.settle()
+        _ = try t.fixture.build()
+        try t.move("X", "swap")
+        try t.move("Y", "X")
+        try t.move("swap", "Y")
+        try IncrementalBuildTests.buildAndCompare(t, read: 2, unchanged: 0)
+        let x = try t.fixture.bundle("X/N.bundle")
+        #expect(try x.path(forResource: "y", ofType: "png") != nil)
+        #expect(try x.path(forResource: "x", ofType: "png") == nil)
+    }
+
+    @Test("a link that dangled and one that led to a file, now leading to folders, are followed")
+    func linksThatBecomeFolders() throws {
+        let t = try IncrementalBuildTests.Tree(Self.app.merging(["Extra/readme.txt": "file"]) { $1 },
+                                               links: ["A.app/More": "../Elsewhere", "A.app/Docs": "../Extra/readme.txt"])
+        _ = try t.fixture.build()
+        #expect(try t.fixture.bundle("A.app").path(forResource: "Docs", ofType: nil) != nil, "a link to a file is a resource")
+        try t.remove("Extra/readme.txt")
+        try t.fixture.add(["Elsewhere/more.png": "png", "Extra/readme.txt/page.png": "png"])
+        try IncrementalBuildTests.buildAndCompare(t, read: 1, unchanged: 0)
+        let bundle = try t.fixture.bundle("A.app")
+        #expect(try bundle.path(forResource: "more", ofType: "png", inDirectory: "More") != nil)
+        #expect(try bundle.path(forResource: "page", ofType: "png", inDirectory: "Docs") != nil)
+    }
+
+    @Test("a link to a file stamps the folder its target lies in: a rewritten target keeps the bundle, a replaced one does not")
+    func linkToAFile() throws {
+        let t = try IncrementalBuildTests.Tree(Self.app.merging(["Shared/logo.png": "png", "Shared/mark.png": "png"]) { $1 },
+                                               links: ["A.app/logo.png": "../Shared/logo.png", "A.app/mark.png": "../Shared/mark.png",
+                                                       "A.app/alias.png": "logo.png"])
+        _ = try t.fixture.build()
+        try IncrementalBuildTests.buildAndCompare(t, read: 0, unchanged: 1)
+        // Two links into one folder: one stamp. A link to a name in its own folder: none.
+        let store = try IndexStore.openForReading(path: t.fixture.indexPath)
+        let stamps = try store.read { try #require(try $0.bundleStamps(path: t.root + "/A.app")).stamps.map(\.path) }
+        #expect(stamps.filter { $0.contains("Shared") } == ["../Shared"], "\(stamps)")
+        #expect(!stamps.contains("alias.png") && !stamps.contains("logo.png"), "\(stamps)")
+        try t.rewrite("Shared/logo.png", "PNG")
+        try IncrementalBuildTests.buildAndCompare(t, read: 0, unchanged: 1)
+        try t.remove("Shared/mark.png")
+        try t.fixture.add(["Shared/mark.png/inner.png": "png"])
+        try IncrementalBuildTests.buildAndCompare(t, read: 1, unchanged: 0)
+        #expect(try t.fixture.bundle("A.app").path(forResource: "inner", ofType: "png", inDirectory: "mark.png") != nil)
+    }
+}
