@@ -22,6 +22,13 @@ struct ChangeTimeStampTests {
         }
     }
 
+    /// Exchanges the folders `a` and `b` of `t` by three renames (`mv a t; mv b a; mv t b`).
+    static func exchange(_ t: IncrementalBuildTests.Tree, _ a: String, _ b: String) throws {
+        try t.move(a, "exchanging")
+        try t.move(b, a)
+        try t.move("exchanging", b)
+    }
+
     static let app = [
         "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "a", "CFBundleDevelopmentRegion": "en"]),
         "A.app/en.lproj/Localizable.strings": "\"hi\" = \"Hello\";",
@@ -63,13 +70,84 @@ struct ChangeTimeStampTests {
         Self.setTimes(under: t.root + "/Y", to: pastTime)
         t.settle()
         _ = try t.fixture.build()
-        try t.move("X", "swap")
-        try t.move("Y", "X")
-        try t.move("swap", "Y")
+        try Self.exchange(t, "X", "Y")
         try IncrementalBuildTests.buildAndCompare(t, read: 2, unchanged: 0)
         let x = try t.fixture.bundle("X/N.bundle")
         #expect(try x.path(forResource: "y", ofType: "png") != nil)
         #expect(try x.path(forResource: "x", ofType: "png") == nil)
+    }
+
+    /// Writes `first` and `second` (relative path → content), two trees alike in shape, again
+    /// until every folder and file of the two has the same change time as its counterpart: both
+    /// written within one tick of the file system's clock, as one `tar x` of a small archive
+    /// writes them. Only their inode numbers then tell them apart. Plain system calls: asking a
+    /// folder's times (FileManager does) makes the kernel give its next change a finer time.
+    /// False when no try managed.
+    static func writeTwins(_ t: IncrementalBuildTests.Tree, _ first: [String: String], _ second: [String: String],
+                           tops: [String]) throws -> Bool {
+        func write(_ files: [String: String]) {
+            for (relative, content) in files.sorted(by: { $0.key < $1.key }) {
+                var folder = t.root
+                for component in relative.split(separator: "/").dropLast() {
+                    folder += "/" + component
+                    mkdir(folder, 0o755)
+                }
+                let fd = open(t.root + "/" + relative, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o644)
+                _ = content.utf8CString.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
+                close(fd)
+            }
+        }
+        func times(_ top: String) -> [UInt64] {
+            let root = t.root + "/" + top
+            let paths = [root] + ((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? []).sorted().map { root + "/" + $0 }
+            return paths.map { path in
+                var st = stat()
+                return lstat(path, &st) == 0 ? FileSystem.changeTime(st) : 0
+            }
+        }
+        for _ in 0..<100 {
+            for top in tops { try? FileManager.default.removeItem(atPath: t.root + "/" + top) }
+            write(first)
+            write(second)
+            if times(tops[0]) == times(tops[1]) { return true }
+        }
+        return false
+    }
+
+    @Test("two folders of bundles written within one clock tick and exchanged by renames: the bundles' inodes tell")
+    func sameTickTwinsExchanged() throws {
+        let t = try IncrementalBuildTests.Tree(Self.app, links: [:])
+        let twins = try Self.writeTwins(t, ["X/N.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.x"]),
+                                            "X/N.bundle/x.png": "x"],
+                                        ["Y/N.bundle/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.y"]),
+                                         "Y/N.bundle/y.png": "y"], tops: ["X", "Y"])
+        try #require(twins, "two trees written within one clock tick")
+        t.settle()
+        _ = try t.fixture.build()
+        try Self.exchange(t, "X", "Y")
+        try IncrementalBuildTests.buildAndCompare(t, read: 2, unchanged: 1)
+        #expect(try t.fixture.bundle("X/N.bundle").path(forResource: "y", ofType: "png") != nil)
+    }
+
+    @Test("a link out of a bundle whose target's own link is turned to a folder written within the same clock tick")
+    func linkBeyondTheBundleRetargeted() throws {
+        // A.app/More leads to Shared/current, which leads to one of two folders alike to the
+        // change time: what the bundle indexes under More changes, and no folder it stamps does.
+        let t = try IncrementalBuildTests.Tree(Self.app, links: [:])
+        let twins = try Self.writeTwins(t, ["Shared/W1/one.png": "1"], ["Shared/W2/two.png": "2"], tops: ["Shared/W1", "Shared/W2"])
+        try #require(twins, "two folders written within one clock tick")
+        try t.fixture.add([:], links: ["Shared/current": "W1", "A.app/More": "../Shared/current"])
+        t.settle()
+        _ = try t.fixture.build()
+        #expect(try t.fixture.bundle("A.app").path(forResource: "one", ofType: "png", inDirectory: "More") != nil)
+        // As a package manager does: a new link renamed over the old one.
+        let shared = t.root + "/Shared"
+        #expect(symlink("W2", shared + "/next") == 0)
+        #expect(rename(shared + "/next", shared + "/current") == 0)
+        try IncrementalBuildTests.buildAndCompare(t, read: 1, unchanged: 0)
+        let bundle = try t.fixture.bundle("A.app")
+        #expect(try bundle.path(forResource: "two", ofType: "png", inDirectory: "More") != nil)
+        #expect(try bundle.path(forResource: "one", ofType: "png", inDirectory: "More") == nil)
     }
 
     @Test("a link that dangled and one that led to a file, now leading to folders, are followed")

@@ -68,7 +68,7 @@ struct LinkedResourcesTests {
             let parents = ParentFolders()
             let folder = try #require(parents.folder(f.root + "/" + Self.shared))
             folder.share(times, trusting: true)
-            let matched = stamps.allSatisfy { folder.matches($0.0, $0.1) }
+            let matched = stamps.allSatisfy { folder.matches($0.0, $0.1, inode: 0) }
             return (matched, folder.finish())
         }
         // The same stamps, in another order: taken on trust, and settled.
@@ -83,8 +83,8 @@ struct LinkedResourcesTests {
         let parents = ParentFolders()
         let plain = try #require(parents.folder(f.root + "/" + Self.shared))
         plain.share(times, trusting: false)
-        #expect(!plain.matches("Images", read[3] + 1))
-        #expect(plain.matches("Images", read[3]))
+        #expect(!plain.matches("Images", read[3] + 1, inode: 0))
+        #expect(plain.matches("Images", read[3], inode: 0))
         #expect(plain.finish())
     }
 

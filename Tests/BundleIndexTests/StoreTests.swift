@@ -251,6 +251,19 @@ struct StoreTests {
                 #expect(throws: IndexFormatError.self) { try DirectoryRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[..<cut])) }
             }
         }
+        // A folder's inode number (format 18) follows its time only when kept, and comes back.
+        var withInode = ByteWriter()
+        DirectoryRecord(path: "Resources", changeTime: 9, inode: 1_234_567, entries: entries, variantNames: variants)
+            .encode(into: &withInode)
+        #expect(withInode.count == w.count - "Images".utf8.count + "Resources".utf8.count + 3)
+        try withInode.withBytes { bytes in
+            let decoded = try DirectoryRecord.decode(bytes)
+            #expect(decoded.inode == 1_234_567 && decoded.changeTime == 9)
+            #expect(decoded.entries == entries && decoded.variantNames == variants)
+            #expect(try StoredDirectory(bytes).inode == 1_234_567)
+        }
+        let inodeOfPlain = try w.withBytes { try StoredDirectory($0).inode }
+        #expect(inodeOfPlain == 0)
     }
 
     @Test("a directory record keeps the incremental walk's flag and its strings tables' indices; damaged ones are errors")
@@ -477,7 +490,7 @@ struct StoreTests {
                                                InfoPlistFile(name: "broken.plist", dictionary: nil),
                                                InfoPlistFile(name: "Info.plist", dictionary: ["CFBundleIdentifier": .string("b")])],
                                   lprojs: ["en", "fr"], warnings: ["w"], root: "/x", scannedAt: 5,
-                                  stamps: [FileStamp(path: "", changeTime: 1)],
+                                  stamps: [FileStamp(path: "", changeTime: 1, inode: 0)],
                                   directoryMarks: DirectoryMarks(hashes: [0xFFFF_0000_0000_0000, 1, 0x1234_0000_0000_0000, 7]))
         let bytes = record.encode()
         let full = try bytes.withUnsafeBytes { try BundleRecord.decode($0, path: record.path) }

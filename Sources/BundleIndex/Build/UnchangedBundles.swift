@@ -59,7 +59,7 @@ struct UnchangedBundles {
         guard record.stamps.contains(where: { $0.path.isEmpty }) || directories.contains(where: { $0.path.isEmpty })
         else { return nil }
         // A stamp from the clock tick the scan began in, or later, may hide a second change.
-        func settled(_ time: UInt64) -> Bool { FileStamp.isSettled(time, scanBegan: record.scannedAt) }
+        func settled(_ time: UInt64) -> Bool { FileStamp.isSettled(time, scanBegan: record.scanBegan) }
         guard record.stamps.allSatisfy({ settled($0.changeTime) }),
               directories.allSatisfy({ settled($0.changeTime) }), let folder = folders.folder(path)
         else { return nil }
@@ -72,7 +72,7 @@ struct UnchangedBundles {
         let top = record.layout.infoPlistDirectory
         if !top.isEmpty && directories.count >= Self.stampsWorthALink { folder.follow(top) }
         guard folder.allMatch(record.stamps),
-              directories.allSatisfy({ folder.matches($0.path, $0.changeTime) }) else { return nil }
+              directories.allSatisfy({ folder.matches($0.path, $0.changeTime, inode: $0.inode) }) else { return nil }
         // Every strings table's own time against its table record's; what the walk takes or
         // passes over, as the scan decided it (`UnchangedWalkPlan`, format 15). A listing is
         // decoded only for a folder the walk enters.
@@ -85,13 +85,14 @@ struct UnchangedBundles {
                 let relative = PathText.join(directory.path, name)
                 guard let stamp = try snapshot.stringsTableChangeTime(bundle: record.id, StringsKey.Table(relative)),
                       settled(stamp) else { return false }
-                return folder.matches(relative, stamp)
+                return folder.matches(relative, stamp, inode: 0)
             })
             guard tablesMatch else { return nil }
             switch directory.unchangedWalk {
             case .enter:
                 listings[PathText.absolute(directory.path, in: path)] =
-                    DirectoryListing(entries: try directory.entries(), changeTime: directory.changeTime)
+                    DirectoryListing(entries: try directory.entries(), changeTime: directory.changeTime,
+                                     inode: directory.inode == 0 ? nil : directory.inode)
             case .passOver:
                 skipped.append(PathText.absolute(directory.path, in: path))
             case .none:

@@ -39,7 +39,7 @@ package struct ScannedBundle {
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its change time. The watcher compares them after a restart.
     var stamps: [FileStamp] {
-        directories.map { FileStamp(path: $0.path, changeTime: $0.changeTime) } + fileStamps
+        directories.map { FileStamp(path: $0.path, changeTime: $0.changeTime, inode: $0.inode) } + fileStamps
     }
 
     package var resourceCount: Int { directories.reduce(0) { $0 + $1.entries.count } }
@@ -74,14 +74,17 @@ package enum UnchangedWalk: UInt8, Sendable {
 }
 
 /// A path relative to the bundle root and its change time (`st_ctim`, ns; 0 when it could
-/// not be read).
+/// not be read), with the inode number of what it named when the path could come to name
+/// another folder whose times are all alike (`ScannedDirectory.inode`); 0 when not compared.
 package struct FileStamp: Equatable, Sendable {
     package let path: String
     package let changeTime: UInt64
+    package let inode: UInt64
 
-    package init(path: String, changeTime: UInt64) {
+    package init(path: String, changeTime: UInt64, inode: UInt64) {
         self.path = path
         self.changeTime = changeTime
+        self.inode = inode
     }
 
     /// Whether a stamp of `time`, read by a scan that began at `scanBegan` (both ns since
@@ -102,6 +105,13 @@ package struct ScannedDirectory {
     package let path: String
     package let entries: [DirectoryEntry]
     package let changeTime: UInt64
+    /// The folder's inode number for the bundle root and for a folder reached through a
+    /// symbolic link that leads out of the walked tree, 0 for the others. Renames above a
+    /// bundle, or a link retargeted, can make such a path name another folder whose change
+    /// times are all alike (two copies written within one clock tick); every other folder is a
+    /// plain entry of a stamped folder, whose time a rename changes, or reached by a link to a
+    /// folder walked under its own path as well (docs/scanning.md, "Inode numbers").
+    package let inode: UInt64
     /// The directory's real path when the scan knew it (links resolved): a build reads a
     /// file reached twice through links once (`FilesRead`). Not stored.
     package let realPath: String?
@@ -109,10 +119,11 @@ package struct ScannedDirectory {
     /// unchanged; decided by the scan (`UnchangedWalkPlan`), kept in the directory record.
     package var unchangedWalk: UnchangedWalk = .none
 
-    package init(path: String, entries: [DirectoryEntry], changeTime: UInt64, realPath: String? = nil) {
+    package init(path: String, entries: [DirectoryEntry], changeTime: UInt64, inode: UInt64 = 0, realPath: String? = nil) {
         self.path = path
         self.entries = entries
         self.changeTime = changeTime
+        self.inode = inode
         self.realPath = realPath
     }
 }

@@ -104,7 +104,7 @@ struct BundleScanner {
             let absolute = PathText.absolute(relative, in: bundlePath)
             guard !directories.contains(where: { sameBytes($0.path, relative) }),
                   let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
-            return FileStamp(path: relative, changeTime: listing.changeTime)
+            return FileStamp(path: relative, changeTime: listing.changeTime, inode: listing.inode ?? FileSystem.stamp(absolute).inode)
         }
     }
 
@@ -142,6 +142,9 @@ struct BundleScanner {
         // start costs a `realpath` (one per directory used to dominate scans), and a symbolic
         // link is resolved from its folder's real path (`FileSystem.realPath(of:inRealDirectory:)`).
         var stack: [(String, String, [String])] = [(start, startReal, [])]
+        // Folders reached through links that stay in this tree need no inode numbers
+        // (`ScannedDirectory.inode`), unless the tree itself lies outside the bundle.
+        let treeInBundle = Self.isInside(startReal, bundleReal)
         // Directories behind links wait until the plain tree is done, so every real directory is
         // first indexed under its own path and the repetition bound only ever cuts link copies.
         var behindLinks: [(String, String, [String])] = []
@@ -166,7 +169,8 @@ struct BundleScanner {
                 if (error as? DirectoryReadError)?.isGone == true { continue }
                 unreadable.insert(absolute)
                 warnings.append("unreadable directory skipped: \(error)")
-                walkStamps.append(FileStamp(path: relative, changeTime: FileSystem.changeTime(absolute)))
+                let stamp = FileSystem.stamp(absolute)
+                walkStamps.append(FileStamp(path: relative, changeTime: stamp.changeTime, inode: stamp.inode))
                 continue
             }
             guard out.count < Self.maxDirectoriesPerBundle else {
@@ -174,9 +178,14 @@ struct BundleScanner {
                 break
             }
             let lexical = PathText.absolute(relative, in: bundleReal)
-            if !sameBytes(real, lexical) { reachedThroughLinks.insert(absolute) }
+            let throughLink = !sameBytes(real, lexical)
+            if throughLink { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
-            out.append(ScannedDirectory(path: relative, entries: entries, changeTime: listing.changeTime, realPath: real))
+            // The root and folders reached through links out of the walked tree keep their inode
+            // (`ScannedDirectory.inode`); a folder inside it is walked under its own path too.
+            let keepsInode = relative.isEmpty || (throughLink && !(treeInBundle && Self.isInside(real, startReal)))
+            let inode = keepsInode ? listing.inode ?? FileSystem.stamp(absolute).inode : 0
+            out.append(ScannedDirectory(path: relative, entries: entries, changeTime: listing.changeTime, inode: inode, realPath: real))
             linkStamps(listing, at: relative)
             let nextChain = chain + [real]
             for entry in entries.reversed() where entry.isTraversable {
@@ -205,13 +214,15 @@ struct BundleScanner {
     /// lent (an unchanged bundle's), read now.
     private mutating func linkStamps(_ listing: DirectoryListing, at relative: String) {
         if let stamps = listing.linkStamps {
-            for (path, time) in stamps { walkStamps.append(FileStamp(path: PathText.join(relative, path), changeTime: time)) }
+            for (path, time, inode) in stamps {
+                walkStamps.append(FileStamp(path: PathText.join(relative, path), changeTime: time, inode: inode))
+            }
             return
         }
         let links = listing.entries.filter { $0.flags == .symlink }.map(\.name)
         guard !links.isEmpty else { return }
-        for (path, time) in DirectoryReader.linkStamps(of: links, inFolder: PathText.absolute(relative, in: bundlePath)) {
-            walkStamps.append(FileStamp(path: PathText.join(relative, path), changeTime: time))
+        for (path, time, inode) in DirectoryReader.linkStamps(of: links, inFolder: PathText.absolute(relative, in: bundlePath)) {
+            walkStamps.append(FileStamp(path: PathText.join(relative, path), changeTime: time, inode: inode))
         }
     }
 

@@ -17,11 +17,15 @@ struct DirectoryListing {
     /// Nanoseconds; taken before the entries are read, so a change racing with the read makes
     /// the stamp older than the listing (the watcher then looks again) and never newer.
     let changeTime: UInt64
+    /// The folder's inode number; nil when not known (a listing the index lent: it keeps few).
+    var inode: UInt64? = nil
     /// What the scan stamps for the folder's symbolic links to anything but a directory
     /// (`DirectoryReader.linkStampPath`), relative to the folder, each once, with its change
-    /// time (0 when it cannot be read), read with the listing. nil for a listing not read from
-    /// the disk (an unchanged bundle's, lent by the index).
-    var linkStamps: [(path: String, changeTime: UInt64)]? = nil
+    /// time and inode number (0 when it cannot be read), read with the listing. nil for a
+    /// listing not read from the disk (an unchanged bundle's, lent by the index).
+    var linkStamps: [LinkStamp]? = nil
+
+    typealias LinkStamp = (path: String, changeTime: UInt64, inode: UInt64)
 }
 
 enum DirectoryReader {
@@ -61,9 +65,9 @@ enum DirectoryReader {
         guard fd >= 0 else { throw DirectoryReadError(path: path, errno: errno) }
         defer { close(fd) }
         var st = stat()
-        let changed = fstat(fd, &st) == 0 ? FileSystem.changeTime(st) : 0
+        let known = fstat(fd, &st) == 0
         var entries: [DirectoryEntry] = []
-        var linkStamps: [(path: String, changeTime: UInt64)] = []
+        var linkStamps: [DirectoryListing.LinkStamp] = []
         let buffer = ListingBuffer.ofThisThread()
         while true {
             let filled = bundleidx_getdents64(fd, buffer, UInt(ListingBuffer.size))
@@ -95,7 +99,8 @@ enum DirectoryReader {
             }
         }
         entries.sort { byteOrder($0.name, $1.name) }
-        return DirectoryListing(entries: entries, changeTime: changed, linkStamps: linkStamps)
+        return DirectoryListing(entries: entries, changeTime: known ? FileSystem.changeTime(st) : 0,
+                                inode: known ? UInt64(st.st_ino) : 0, linkStamps: linkStamps)
     }
 
     /// What an incremental build must stamp to see the link `name` of the folder open as `dirFD`
@@ -120,19 +125,20 @@ enum DirectoryReader {
     /// Adds the stamp of the link `name` of the folder open as `dirFD` to `stamps`, unless it is
     /// there already (links to files of one folder share it), with the change time of what it
     /// names, following links; 0 when that cannot be read.
-    private static func addLinkStamp(of name: String, in dirFD: Int32, to stamps: inout [(path: String, changeTime: UInt64)]) {
+    private static func addLinkStamp(of name: String, in dirFD: Int32, to stamps: inout [DirectoryListing.LinkStamp]) {
         guard let path = linkStampPath(name, in: dirFD), !stamps.contains(where: { sameBytes($0.path, path) }) else { return }
         var st = stat()
-        stamps.append((path, fstatat(dirFD, path, &st, 0) == 0 ? FileSystem.changeTime(st) : 0))
+        let found = fstatat(dirFD, path, &st, 0) == 0
+        stamps.append((path, found ? FileSystem.changeTime(st) : 0, found ? UInt64(st.st_ino) : 0))
     }
 
     /// `DirectoryListing.linkStamps` for the links `names` of the folder at `path`, read now;
     /// none when the folder cannot be opened.
-    static func linkStamps(of names: [String], inFolder path: String) -> [(path: String, changeTime: UInt64)] {
+    static func linkStamps(of names: [String], inFolder path: String) -> [DirectoryListing.LinkStamp] {
         let fd = open(path, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
-        var stamps: [(path: String, changeTime: UInt64)] = []
+        var stamps: [DirectoryListing.LinkStamp] = []
         for name in names { addLinkStamp(of: name, in: fd, to: &stamps) }
         return stamps
     }

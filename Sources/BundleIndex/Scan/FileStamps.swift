@@ -58,8 +58,8 @@ final class BundleFolder {
     /// the same in the end (`finish`).
     private var vouched: LinkedFolderTimes.Seen?
     private var taken = LinkedFolderTimes.Seen()
-    /// The time of the bundle's folder itself, read by `share`.
-    private var ownTime: UInt64?
+    /// The stamp of the bundle's folder itself, read by `share`.
+    private var own: (changeTime: UInt64, inode: UInt64)?
 
     /// Joins the build's record of times read below linked folders: reads the bundle folder's
     /// own time now (its stamp's, kept), and with `trusting`, when a bundle checked before read
@@ -68,16 +68,22 @@ final class BundleFolder {
         self.times = times
         var st = stat()
         guard (owned ? fstat(fd, &st) : fstatat(fd, name, &st, 0)) == 0 else { return }
-        ownTime = FileSystem.changeTime(st)
+        own = (FileSystem.changeTime(st), UInt64(st.st_ino))
         if trusting { vouched = times.seen(below: FileIdentity(st)) }
     }
 
-    /// Whether `relative`'s time is `stored`: read from the disk, or, while a bundle checked
-    /// before vouches for this folder, taken as true and counted for `finish` to settle.
-    func matches(_ relative: String, _ stored: UInt64) -> Bool {
-        guard vouched != nil else { return changeTime(relative) == stored }
+    /// Whether `relative`'s time is `stored` and, unless `inode` is 0, its inode number
+    /// `inode`: read from the disk, or, while a bundle checked before vouches for this folder,
+    /// taken as true and counted for `finish` to settle. The vouching bundle read times only;
+    /// an inode is read from the disk all the same (the bundle root, folders behind links:
+    /// a few).
+    func matches(_ relative: String, _ stored: UInt64, inode: UInt64) -> Bool {
+        guard vouched != nil else {
+            let read = stamp(relative)
+            return read.changeTime == stored && (inode == 0 || read.inode == inode)
+        }
         relative.withUTF8Bytes { taken.add(UnsafeRawBufferPointer($0), stored) }
-        return true
+        return inode == 0 || stamp(relative, recording: false).inode == inode
     }
 
     /// Called when every stamp matched: false when the stamps taken on trust are not exactly
@@ -121,8 +127,15 @@ final class BundleFolder {
     }
 
     /// Change time (ns) of `relative` ("" is the folder itself), following links like `stat`;
-    /// 0 when it cannot be read (a stamp of what could not be read holds 0 too).
+    /// 0 when it cannot be read (a stamp of what could not be read holds 0 too). A time read
+    /// below the linked folder is recorded for the bundle the link leads to (`finish`).
     func changeTime(_ relative: String) -> UInt64 {
+        stamp(relative).changeTime
+    }
+
+    /// Change time and inode number of `relative`, as `changeTime`; `recording` false leaves
+    /// the time unrecorded.
+    private func stamp(_ relative: String, recording: Bool = true) -> (changeTime: UInt64, inode: UInt64) {
         var st = stat()
         let rc: Int32
         if let linked, let below = Self.offset(of: relative, below: linked.name) {
@@ -132,15 +145,15 @@ final class BundleFolder {
                 rc = fstatat(linked.fd, "", &st, Self.emptyPath)
             }
             let time = rc == 0 ? FileSystem.changeTime(st) : 0
-            if linkedFolder != nil {
+            if recording, linkedFolder != nil {
                 relative.withUTF8Bytes { bytes in
                     let start = below ?? bytes.count
                     linkedSeen.add(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])), time)
                 }
             }
-            return time
-        } else if relative.isEmpty, let ownTime {
-            return ownTime
+            return (time, rc == 0 ? UInt64(st.st_ino) : 0)
+        } else if relative.isEmpty, let own {
+            return own
         } else if owned {
             rc = relative.isEmpty ? fstat(fd, &st) : fstatat(fd, relative, &st, 0)
         } else if relative.isEmpty {
@@ -148,7 +161,7 @@ final class BundleFolder {
         } else {
             rc = Self.withJoined(name, relative) { fstatat(fd, $0, &st, 0) }
         }
-        return rc == 0 ? FileSystem.changeTime(st) : 0
+        return rc == 0 ? (FileSystem.changeTime(st), UInt64(st.st_ino)) : (0, 0)
     }
 
     /// `body` given `first/second` as a C string (a stamp's path below the parent folder),
@@ -176,7 +189,7 @@ final class BundleFolder {
     }
 
     func allMatch(_ stamps: [FileStamp]) -> Bool {
-        stamps.allSatisfy { matches($0.path, $0.changeTime) }
+        stamps.allSatisfy { matches($0.path, $0.changeTime, inode: $0.inode) }
     }
 }
 

@@ -55,7 +55,7 @@ extension BundleScanner {
             let relative = PathText.join(directory, name), path = PathText.child(relative, of: bundlePath)
             let (result, changeTime, _) = reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
                                                                    gnustep: name.lowercased() == "info-gnustep.plist")
-            stamps.append(FileStamp(path: relative, changeTime: changeTime))
+            stamps.append(FileStamp(path: relative, changeTime: changeTime, inode: 0))
             switch result {
             case .success(let d): out.append(InfoPlistFile(name: name, dictionary: d))
             case .failure(let why):
@@ -116,7 +116,7 @@ extension BundleScanner {
             let relative = PathText.join(file.directory.path, file.name)
             let (result, changeTime, _) = reads.propertyList(PathText.child(relative, of: bundlePath),
                                                                    realPath: file.directory.realPath.map { realPath(of: file.name, in: $0) })
-            stamps.append(FileStamp(path: relative, changeTime: changeTime))
+            stamps.append(FileStamp(path: relative, changeTime: changeTime, inode: 0))
             return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())
         }
     }

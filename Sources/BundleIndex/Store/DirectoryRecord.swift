@@ -3,8 +3,8 @@
 /// read (format 13), and what an incremental build needs of it (format 15):
 ///
 ///     tag 'D', flags u8 (1: variant names follow; 2: the walk enters the folder when its
-///     bundle is unchanged, 4: the walk passes over it; 8: strings tables follow),
-///     path, change time u64 (ns),
+///     bundle is unchanged, 4: the walk passes over it; 8: strings tables follow; 16: an inode
+///     number follows the time), path, change time u64 (ns), [inode number (varint)],
 ///     [variant names: their byte length (varint), count (varint), per name in byte order the
 ///      name (varint length + UTF-8), its candidates' count and their indices in the listing
 ///      (varint each, increasing), then where each name starts, counted from the first, u32
@@ -24,6 +24,8 @@
 package struct DirectoryRecord {
     package let path: String
     package let changeTime: UInt64
+    /// `ScannedDirectory.inode` (format 18): 0, and not stored, for most folders.
+    package let inode: UInt64
     package let entries: [DirectoryEntry]
     /// Names that variants answer, in byte order, with the indices in `entries` of the entries
     /// a lookup of the name may return (ascending): the variants and the entry of that name.
@@ -42,11 +44,14 @@ package struct DirectoryRecord {
     static let entered: UInt8 = 2, passedOver: UInt8 = 4
     /// The flag bit saying the strings tables' indices follow.
     static let hasTables: UInt8 = 8
+    /// The flag bit saying an inode number follows the time.
+    static let hasInode: UInt8 = 16
 
-    package init(path: String, changeTime: UInt64, entries: [DirectoryEntry], variantNames: [VariantName],
+    package init(path: String, changeTime: UInt64, inode: UInt64 = 0, entries: [DirectoryEntry], variantNames: [VariantName],
                  unchangedWalk: UnchangedWalk = .none) {
         self.path = path
         self.changeTime = changeTime
+        self.inode = inode
         self.entries = entries
         self.variantNames = variantNames
         self.unchangedWalk = unchangedWalk
@@ -67,10 +72,12 @@ package struct DirectoryRecord {
         case .passOver: flags |= Self.passedOver
         }
         if !tables.isEmpty { flags |= Self.hasTables }
+        if inode != 0 { flags |= Self.hasInode }
         w.u8(RecordTag.directory.rawValue)
         w.u8(flags)
         w.string(path)
         w.u64(changeTime)
+        if inode != 0 { w.varint(inode) }
         if !variantNames.isEmpty {
             // Length first: a lookup of a plain name steps over the section in one move.
             var section = ByteWriter(capacity: 64)
@@ -117,7 +124,7 @@ package struct DirectoryRecord {
         }
         // The tables are the listing's own: a record that names others is not one this build wrote.
         guard try tableIndices(inSection: head.tables) == tableIndices(entries) else { throw IndexFormatError(what: "directory strings tables") }
-        return DirectoryRecord(path: String(decoding: head.path, as: UTF8.self), changeTime: head.changeTime,
+        return DirectoryRecord(path: String(decoding: head.path, as: UTF8.self), changeTime: head.changeTime, inode: head.inode,
                                entries: entries, variantNames: variants, unchangedWalk: head.unchangedWalk)
     }
 
@@ -134,23 +141,25 @@ package struct DirectoryRecord {
         return out
     }
 
-    /// The head of the record `r` reads — its path's bytes, its time, its variant-name section
+    /// The head of the record `r` reads — its path's bytes, its time and inode, its variant-name section
     /// (nil without one), its strings-table section (nil without one) and its walk flags —
     /// leaving `r` at the listing's count; throws when the value is not a directory record. The
     /// one reader of the head's layout (`decode`, `open`, `StoredDirectory`).
     static func readHead(_ r: inout ByteReader) throws
-        -> (path: UnsafeRawBufferPointer, changeTime: UInt64, variantNames: UnsafeRawBufferPointer?,
+        -> (path: UnsafeRawBufferPointer, changeTime: UInt64, inode: UInt64, variantNames: UnsafeRawBufferPointer?,
             tables: UnsafeRawBufferPointer?, unchangedWalk: UnchangedWalk) {
         guard try r.u8() == RecordTag.directory.rawValue else { throw IndexFormatError(what: "directory record tag") }
         let flags = try r.u8()
-        guard flags & ~(hasVariantNames | entered | passedOver | hasTables) == 0, flags & (entered | passedOver) != entered | passedOver
+        guard flags & ~(hasVariantNames | entered | passedOver | hasTables | hasInode) == 0,
+              flags & (entered | passedOver) != entered | passedOver
         else { throw IndexFormatError(what: "directory record flags") }
         let path = try r.slice()
         let changeTime = try r.u64()
+        let inode = flags & hasInode != 0 ? try r.varint() : 0
         let variantNames = flags & hasVariantNames != 0 ? try r.slice() : nil
         let tables = flags & hasTables != 0 ? try r.slice() : nil
         let walk: UnchangedWalk = flags & entered != 0 ? .enter : flags & passedOver != 0 ? .passOver : .none
-        return (path, changeTime, variantNames, tables, walk)
+        return (path, changeTime, inode, variantNames, tables, walk)
     }
 
     /// The variant names (nil when there are none) and a reader at the listing's count of the
@@ -222,6 +231,7 @@ package struct DirectoryRecord {
 package struct StoredDirectory {
     package let path: String
     package let changeTime: UInt64
+    package let inode: UInt64
     /// What the walk does with the folder when its bundle is unchanged (format 15).
     package let unchangedWalk: UnchangedWalk
     /// The strings-table section, nil when the listing holds none.
@@ -236,6 +246,7 @@ package struct StoredDirectory {
         let head = try DirectoryRecord.readHead(&r)
         path = String(decoding: head.path, as: UTF8.self)
         changeTime = head.changeTime
+        inode = head.inode
         unchangedWalk = head.unchangedWalk
         tables = head.tables
         listing = r

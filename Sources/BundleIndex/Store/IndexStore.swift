@@ -24,7 +24,7 @@ package final class IndexStore: @unchecked Sendable {
     ///     leaves out the first block's offset (always 0), a bundle record's scan time is a varint.
     /// 15: a directory record keeps what an incremental walk does with its folder (flag bits) and
     ///     the indices of its strings tables (`UnchangedWalkPlan`).
-    static let formatVersion: UInt32 = 17
+    static let formatVersion: UInt32 = 18
 
     let path: String
     package let environment: LMDBEnvironment

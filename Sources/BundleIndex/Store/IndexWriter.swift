@@ -96,7 +96,7 @@ package struct IndexWriter {
             for e in directory.entries where StringsTable.isTable(e.name) && !e.isDirectory {
                 let path = PathText.join(directory.path, e.name)
                 let changed = try snapshot.stringsTableChangeTime(bundle: record.id, StringsKey.Table(path))
-                stamps.append(FileStamp(path: path, changeTime: changed ?? 0))
+                stamps.append(FileStamp(path: path, changeTime: changed ?? 0, inode: 0))
             }
         }
         return stamps
@@ -151,7 +151,7 @@ package struct IndexWriter {
         }
         let record = BundleRecord(id: id, path: bundle.path, layout: bundle.layout, infoPlists: bundle.infoPlists,
                                   lprojs: bundle.lprojs, warnings: bundle.warnings,
-                                  root: root, scannedAt: scanBegan, stamps: bundle.fileStamps,
+                                  root: root, scannedAt: scanBegan / 1_000_000, stamps: bundle.fileStamps,
                                   directoryMarks: DirectoryMarks(of: bundle.directories))
         if let held, held.isHolding {
             if held.hold(path: bundle.path, value: record.encode()) { try writeHeldRecords() }

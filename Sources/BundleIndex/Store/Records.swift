@@ -18,14 +18,19 @@ package struct BundleRecord: Sendable, Equatable {
     package let warnings: [String]
     /// The root of the `build` that indexed this bundle.
     package let root: String
-    /// Nanoseconds since 1970 when the scan that wrote the record began, before it read any
-    /// stamp (format 17; seconds before): `FileStamp.isSettled`.
+    /// Milliseconds since 1970 when the scan that wrote the record began, before it read any
+    /// stamp (format 18; format 17: nanoseconds; before: seconds).
     package let scannedAt: UInt64
+
+    /// `scannedAt` in nanoseconds, for `FileStamp.isSettled` (rounded down: never later than the
+    /// scan began).
+    package var scanBegan: UInt64 { scannedAt &* 1_000_000 }
     /// Change times, when scanned, of what no directory record stamps: the bundle root and the
     /// Info.plist folder when they lie outside the indexed tree, the parsed files (Info.plist,
     /// InfoPlist.strings), the folders links to files lead into and the folders that could not be
-    /// listed (format 17). Each directory record holds its own folder's time (format 11;
-    /// `allStamps(with:)` puts the two together).
+    /// listed (format 17), with the inode numbers of those that are folders (format 18). Each
+    /// directory record holds its own folder's time (format 11; `allStamps(with:)` puts the two
+    /// together).
     package let stamps: [FileStamp]
     /// Which directories have a record (format 16), so a lookup reads no folder the bundle
     /// lacks. Not decoded with the stamps only.
@@ -39,7 +44,7 @@ package struct BundleRecord: Sendable, Equatable {
 
     /// Every stamp of the bundle as scanned: its own and those of its directory records.
     package func allStamps(with directories: [DirectoryRecord]) -> [FileStamp] {
-        directories.map { FileStamp(path: $0.path, changeTime: $0.changeTime) } + stamps
+        directories.map { FileStamp(path: $0.path, changeTime: $0.changeTime, inode: $0.inode) } + stamps
     }
 
     /// The identifiers its Info.plist files declare (`CFBundleIdentifier`, non-empty): the
@@ -91,6 +96,7 @@ package struct BundleRecord: Sendable, Equatable {
         for st in stamps {
             w.string(st.path)
             w.u64(st.changeTime)
+            w.varint(st.inode)
         }
         return w.bytes
     }
@@ -156,7 +162,7 @@ package struct BundleRecord: Sendable, Equatable {
         var stamps: [FileStamp] = []
         if stampsOnly || wanted == nil {
             for _ in 0..<(try r.count()) {
-                stamps.append(FileStamp(path: try r.string(), changeTime: try r.u64()))
+                stamps.append(FileStamp(path: try r.string(), changeTime: try r.u64(), inode: try r.varint()))
             }
         }
         var record = BundleRecord(id: id, path: path, layout: layout, infoPlists: plists, lprojs: lprojs,

@@ -39,7 +39,7 @@ package enum ResourceRecords {
             }
             previous = (hash, dir.path)
             value.removeAll()
-            DirectoryRecord(path: dir.path, changeTime: dir.changeTime, entries: dir.entries,
+            DirectoryRecord(path: dir.path, changeTime: dir.changeTime, inode: dir.inode, entries: dir.entries,
                             variantNames: variantNames(of: dir), unchangedWalk: dir.unchangedWalk)
                 .encode(into: &value)
             try value.withBytes { try body(.directory(bundle: bundleID, directory: hash), $0) }

@@ -115,12 +115,13 @@ package enum FileSystem {
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// The status-change time (`st_ctim`) of `path`, following links, in nanoseconds; 0 when
-    /// it cannot be read. What stamps hold (docs/scanning.md, "Incremental builds").
-    package static func changeTime(_ path: String) -> UInt64 {
+    /// The status-change time (`st_ctim`) of `path`, following links, in nanoseconds, and its
+    /// inode number; both 0 when it cannot be read. What stamps hold (docs/scanning.md,
+    /// "Incremental builds").
+    package static func stamp(_ path: String) -> (changeTime: UInt64, inode: UInt64) {
         var st = stat()
-        guard stat(path, &st) == 0 else { return 0 }
-        return changeTime(st)
+        guard stat(path, &st) == 0 else { return (0, 0) }
+        return (changeTime(st), UInt64(st.st_ino))
     }
 
     /// `st`'s status-change time in nanoseconds. Stamps hold it, not the modification time:
@@ -146,7 +147,7 @@ package enum FileSystem {
     package struct StampedRead {
         /// The bytes, nil when the file is not a readable regular file of at most the limit.
         package var bytes: [UInt8]?
-        /// `changeTime(path)`, 0 when there is no such file.
+        /// The file's change time (`stamp(path)`), 0 when there is no such file.
         package var changeTime: UInt64 = 0
         /// A regular file larger than the limit (not read).
         package var oversized = false
@@ -158,7 +159,7 @@ package enum FileSystem {
         // O_NONBLOCK: opening a FIFO named like a file must not wait for a writer; fstat
         // then turns away everything but a regular file.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return StampedRead(bytes: nil, changeTime: changeTime(path)) }
+        guard fd >= 0 else { return StampedRead(bytes: nil, changeTime: stamp(path).changeTime) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { return StampedRead() }

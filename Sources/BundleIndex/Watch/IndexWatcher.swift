@@ -141,7 +141,7 @@ public final class IndexWatcher {
                 var keptStamps: PathMap<[FileStamp]> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let stamps = try? writer.diskStamps(of: record),
-                          !stamps.isEmpty, Self.unchanged(stamps, in: record.path, scannedAt: record.scannedAt)
+                          !stamps.isEmpty, Self.unchanged(stamps, in: record.path, scanBegan: record.scanBegan)
                     else { return true }
                     keptStamps[path] = stamps
                     kept += 1
@@ -185,8 +185,8 @@ public final class IndexWatcher {
 
     /// True when every stamp, relative to `bundle`, is older than the scan that read it by
     /// more than a clock tick (`FileStamp.isSettled`) and still matches the disk.
-    static func unchanged(_ stamps: [FileStamp], in bundle: String, scannedAt: UInt64) -> Bool {
-        stamps.allSatisfy { FileStamp.isSettled($0.changeTime, scanBegan: scannedAt) } && FileStamp.allMatch(stamps, in: bundle)
+    static func unchanged(_ stamps: [FileStamp], in bundle: String, scanBegan: UInt64) -> Bool {
+        stamps.allSatisfy { FileStamp.isSettled($0.changeTime, scanBegan: scanBegan) } && FileStamp.allMatch(stamps, in: bundle)
     }
 
     // MARK: - the loop
