@@ -234,6 +234,31 @@ struct UnreadableFolderTests {
         #expect(try frenchTable() == 0, "indexed once readable")
     }
 
+    @Test("a bundle's Contents folder, outside its walked tree, unreadable and then readable again")
+    func contentsReadableAgain() throws {
+        let f = try BundleFixture(["Mac.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.mac"]),
+                                   "Mac.app/Contents/Resources/icon.png": ""])
+        #expect(try run(["chown", "-R", "65534:65534", f.root]).status == 0)
+        let contents = f.root + "/Mac.app/Contents"
+        func build() throws -> (status: Int32, stdout: String, stderr: String) {
+            waitUntilSettled()
+            return try SharedIndexTests.asNobody([bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        }
+        func icon() throws -> Int32 {
+            try SharedIndexTests.asNobody([bundleidxBinary, "query", "com.example.mac", "icon", "--type", "png",
+                                           "--index", f.indexPath]).status
+        }
+        #expect(chmod(contents, 0) == 0)
+        defer { chmod(contents, 0o755) }
+        let hidden = try build()
+        #expect(hidden.status == 0 && hidden.stderr.contains("unreadable directory skipped"), "\(hidden.stderr)")
+        #expect(try icon() != 0)
+        #expect(chmod(contents, 0o755) == 0)
+        #expect(try build().status == 0)
+        #expect(try icon() == 0, "read once readable")
+        #expect(try SharedIndexTests.asNobody([bundleidxBinary, "verify", f.root, "--index", f.indexPath]).status == 0)
+    }
+
     @Test("a watcher keeps the records of folders that became unreadable, warns in its log, and so does its catch-up")
     func watcherKeepsUnreadableRecords() throws {
         let f = try Self.fixture()

@@ -80,8 +80,21 @@ struct BundleScanner {
         let directories = walkTree(from: treeRoot)
         // The Info.plist folder's entries: the walk's listing when the folder lies in the indexed
         // tree, else listed now (`Contents/`).
-        let infoPlistFolderEntries = layout == .flat && Self.isInnards(bundlePath)
-            ? [] : (try? list(layout.infoPlistDirectory).entries) ?? []
+        var infoPlistFolderEntries: [DirectoryEntry] = []
+        if !(layout == .flat && Self.isInnards(bundlePath)) {
+            do {
+                infoPlistFolderEntries = try list(layout.infoPlistDirectory).entries
+            } catch let error as DirectoryReadError where !error.isGone {
+                unreadableFolder(layout.infoPlistDirectory, error)
+            } catch {}
+        }
+        // The links of the root and the Info.plist folder outside the walked tree: their targets
+        // decide the layout, the tree and which Info.plist is read.
+        for folder in Self.layoutFolders(layout) where !directories.contains(where: { sameBytes($0.path, folder) }) {
+            let absolute = PathText.absolute(folder, in: bundlePath)
+            if let listing = listingCache[absolute] ?? listed[absolute] { linkStamps(listing, at: folder) }
+        }
+        walkStamps.sort { byteOrder($0.path, $1.path) }
         var bundle = ScannedBundle(path: bundlePath, layout: layout, infoPlists: [], lprojs: [],
                                    directories: directories, stringsFiles: [], tables: [], warnings: warnings,
                                    fileStamps: layoutStamps(layout: layout, directories: directories) + walkStamps,
@@ -100,12 +113,17 @@ struct BundleScanner {
     /// files exist, so a change there must show in the stamps too (docs/scanning.md,
     /// "Incremental builds").
     private func layoutStamps(layout: BundleLayout, directories: [ScannedDirectory]) -> [FileStamp] {
-        Set(["", layout.infoPlistDirectory]).sorted(by: byteOrder).compactMap { relative in
+        Self.layoutFolders(layout).compactMap { relative in
             let absolute = PathText.absolute(relative, in: bundlePath)
             guard !directories.contains(where: { sameBytes($0.path, relative) }),
                   let listing = listingCache[absolute] ?? listed[absolute] else { return nil }
             return FileStamp(path: relative, changeTime: listing.changeTime, inode: listing.inode ?? FileSystem.stamp(absolute).inode)
         }
+    }
+
+    /// The bundle root and its Info.plist folder, once each, in byte order.
+    private static func layoutFolders(_ layout: BundleLayout) -> [String] {
+        layout.infoPlistDirectory.isEmpty ? [""] : ["", layout.infoPlistDirectory]
     }
 
     // MARK: - directories
@@ -133,25 +151,28 @@ struct BundleScanner {
         // A `realpath` reads every component's link (a `readlink` each: 6 % of a build of real
         // trees), so the bundle's is not asked when the tree walker knows it, nor twice when
         // the walk starts at the bundle.
-        guard let bundleReal = knownRealPath ?? FileSystem.realPath(bundlePath),
-              let startReal = start.isEmpty ? bundleReal : FileSystem.realPath(PathText.child(start, of: bundlePath))
-        else { return [] }
+        guard let bundleReal = knownRealPath ?? FileSystem.realPath(bundlePath) else { return [] }
+        guard let startReal = start.isEmpty ? bundleReal : FileSystem.realPath(PathText.child(start, of: bundlePath)) else {
+            // No tree to walk (`Contents/Resources` missing, dangling or behind a folder that
+            // cannot be searched): its stamp shows when one appears.
+            missingTree(start)
+            return []
+        }
         var out: [ScannedDirectory] = []
         // (relative path, its real path, real paths of the directories above it: the loop
-        // guard). A plain subdirectory's real path is its parent's plus its name, so only the
-        // start costs a `realpath` (one per directory used to dominate scans), and a symbolic
-        // link is resolved from its folder's real path (`FileSystem.realPath(of:inRealDirectory:)`).
-        var stack: [(String, String, [String])] = [(start, startReal, [])]
-        // Folders reached through links that stay in this tree need no inode numbers
-        // (`ScannedDirectory.inode`), unless the tree itself lies outside the bundle.
-        let treeInBundle = Self.isInside(startReal, bundleReal)
+        // guard, whether it keeps its inode number: `ScannedDirectory.inode`). A plain
+        // subdirectory's real path is its parent's plus its name, so only the start costs a
+        // `realpath` (one per directory used to dominate scans), and a symbolic link is resolved
+        // from its folder's real path (`FileSystem.realPath(of:inRealDirectory:)`).
+        let startThroughLink = !sameBytes(startReal, PathText.absolute(start, in: bundleReal))
+        var stack: [(String, String, [String], Bool)] = [(start, startReal, [], start.isEmpty || startThroughLink)]
         // Directories behind links wait until the plain tree is done, so every real directory is
         // first indexed under its own path and the repetition bound only ever cuts link copies.
-        var behindLinks: [(String, String, [String])] = []
+        var behindLinks: [(String, String, [String], Bool)] = []
         var seenReal: PathSet = []
         var repeated = 0
         var outside: PathSet = []
-        while let (relative, real, chain) = stack.popLast() ?? behindLinks.popLast() {
+        while let (relative, real, chain, keepsInode) = stack.popLast() ?? behindLinks.popLast() {
             let absolute = PathText.absolute(relative, in: bundlePath)
             let isOutside = !Self.isInside(real, bundleReal)
             if !seenReal.insert(real).inserted || isOutside {
@@ -165,12 +186,10 @@ struct BundleScanner {
             let listing: DirectoryListing
             do {
                 listing = try list(relative, real: real)
+            } catch let error as DirectoryReadError {
+                if !error.isGone { unreadableFolder(relative, error) }
+                continue
             } catch {
-                if (error as? DirectoryReadError)?.isGone == true { continue }
-                unreadable.insert(absolute)
-                warnings.append("unreadable directory skipped: \(error)")
-                let stamp = FileSystem.stamp(absolute)
-                walkStamps.append(FileStamp(path: relative, changeTime: stamp.changeTime, inode: stamp.inode))
                 continue
             }
             guard out.count < Self.maxDirectoriesPerBundle else {
@@ -181,9 +200,6 @@ struct BundleScanner {
             let throughLink = !sameBytes(real, lexical)
             if throughLink { reachedThroughLinks.insert(absolute) }
             let entries = listing.entries
-            // The root and folders reached through links out of the walked tree keep their inode
-            // (`ScannedDirectory.inode`); a folder inside it is walked under its own path too.
-            let keepsInode = relative.isEmpty || (throughLink && !(treeInBundle && Self.isInside(real, startReal)))
             let inode = keepsInode ? listing.inode ?? FileSystem.stamp(absolute).inode : 0
             out.append(ScannedDirectory(path: relative, entries: entries, changeTime: listing.changeTime, inode: inode, realPath: real))
             linkStamps(listing, at: relative)
@@ -191,16 +207,24 @@ struct BundleScanner {
             for entry in entries.reversed() where entry.isTraversable {
                 let child = PathText.join(relative, entry.name)
                 if entry.flags.contains(.symlinkToDirectory) {
-                    guard let target = FileSystem.realPath(of: entry.name, inRealDirectory: real) else { continue }
                     // A target holding the bundle (`up -> ../..`) loops like one holding the
-                    // directory being walked.
-                    let loops = nextChain.contains { PathText.isSameOrInside($0, target) }
-                    if loops || PathText.isInside(bundleReal, target) { continue }
+                    // directory being walked. A link not followed is stamped like a link to a
+                    // file: a link further along may come to lead elsewhere.
+                    guard let target = FileSystem.realPath(of: entry.name, inRealDirectory: real),
+                          !nextChain.contains(where: { PathText.isSameOrInside($0, target) }),
+                          !PathText.isInside(bundleReal, target)
+                    else {
+                        linkStamps(of: [entry.name], at: relative)
+                        continue
+                    }
                     if !Self.isInside(target, bundleReal) { outside.insert(target) }
-                    behindLinks.append((child, target, nextChain))
+                    // A folder reached through a link that may lead out of the walked tree, or
+                    // through something outside it, keeps its inode number.
+                    let leaves = startThroughLink || LinkStamps.mayLeave(entry.name, inRealFolder: real, tree: startReal)
+                    behindLinks.append((child, target, nextChain, leaves))
                     continue
                 }
-                stack.append((child, Self.realPath(of: entry.name, in: real), nextChain))
+                stack.append((child, Self.realPath(of: entry.name, in: real), nextChain, false))
             }
         }
         out.sort { byteOrder($0.path, $1.path) }
@@ -210,7 +234,7 @@ struct BundleScanner {
     }
 
     /// The stamps of the links of the folder at `relative` that lead to anything but a directory
-    /// (`DirectoryReader.linkStampPath`): as its listing read them, or, for a listing the index
+    /// (`LinkStamps`): as its listing read them, or, for a listing the index
     /// lent (an unchanged bundle's), read now.
     private mutating func linkStamps(_ listing: DirectoryListing, at relative: String) {
         if let stamps = listing.linkStamps {
@@ -219,11 +243,40 @@ struct BundleScanner {
             }
             return
         }
-        let links = listing.entries.filter { $0.flags == .symlink }.map(\.name)
-        guard !links.isEmpty else { return }
-        for (path, time, inode) in DirectoryReader.linkStamps(of: links, inFolder: PathText.absolute(relative, in: bundlePath)) {
+        linkStamps(of: listing.entries.filter { $0.flags == .symlink }.map(\.name), at: relative)
+    }
+
+    /// The stamps of the links `names` of the folder at `relative`, read now.
+    private mutating func linkStamps(of names: [String], at relative: String) {
+        guard !names.isEmpty else { return }
+        for (path, time, inode) in LinkStamps.read(names, inFolder: PathText.absolute(relative, in: bundlePath)) {
             walkStamps.append(FileStamp(path: PathText.join(relative, path), changeTime: time, inode: inode))
         }
+    }
+
+    /// Records the folder at `relative` as one the scan could not list (the scan is partial),
+    /// with a warning and a stamp: a `chmod` that makes it readable changes its time.
+    private mutating func unreadableFolder(_ relative: String, _ error: DirectoryReadError) {
+        let absolute = PathText.absolute(relative, in: bundlePath)
+        unreadable.insert(absolute)
+        warnings.append("unreadable directory skipped: \(error)")
+        let stamp = FileSystem.stamp(absolute)
+        walkStamps.append(FileStamp(path: relative, changeTime: stamp.changeTime, inode: stamp.inode))
+    }
+
+    /// Stamps the folder at `relative`, the walked tree's top, which the scan could not resolve:
+    /// missing, or unreadable (then recorded as such, `unreadableFolder`).
+    private mutating func missingTree(_ relative: String) {
+        let absolute = PathText.absolute(relative, in: bundlePath)
+        var skipped = 0
+        do {
+            _ = try DirectoryReader.listing(absolute, skippedNames: &skipped)
+        } catch let error as DirectoryReadError where !error.isGone {
+            unreadableFolder(relative, error)
+            return
+        } catch {}
+        let stamp = FileSystem.stamp(absolute)
+        walkStamps.append(FileStamp(path: relative, changeTime: stamp.changeTime, inode: stamp.inode))
     }
 
     /// The outside targets of a bundle indexed before, from the directories its record holds

@@ -20,9 +20,9 @@ struct DirectoryListing {
     /// The folder's inode number; nil when not known (a listing the index lent: it keeps few).
     var inode: UInt64? = nil
     /// What the scan stamps for the folder's symbolic links to anything but a directory
-    /// (`DirectoryReader.linkStampPath`), relative to the folder, each once, with its change
-    /// time and inode number (0 when it cannot be read), read with the listing. nil for a
-    /// listing not read from the disk (an unchanged bundle's, lent by the index).
+    /// (`LinkStamps`), relative to the folder, each once, with its change time and inode number
+    /// (0 when it cannot be read), read with the listing. nil for a listing not read from the
+    /// disk (an unchanged bundle's, lent by the index).
     var linkStamps: [LinkStamp]? = nil
 
     typealias LinkStamp = (path: String, changeTime: UInt64, inode: UInt64)
@@ -95,52 +95,12 @@ enum DirectoryReader {
                 if !includeCookies && name.hasPrefix(SyncCookie.prefix) { continue }
                 let entryFlags = flags(of: type, name: name, in: fd)
                 entries.append(DirectoryEntry(name: name, flags: entryFlags, rank: UInt32(truncatingIfNeeded: entries.count)))
-                if entryFlags == .symlink { addLinkStamp(of: name, in: fd, to: &linkStamps) }
+                if entryFlags == .symlink { LinkStamps.add(of: name, in: fd, to: &linkStamps) }
             }
         }
         entries.sort { byteOrder($0.name, $1.name) }
         return DirectoryListing(entries: entries, changeTime: known ? FileSystem.changeTime(st) : 0,
                                 inode: known ? UInt64(st.st_ino) : 0, linkStamps: linkStamps)
-    }
-
-    /// What an incremental build must stamp to see the link `name` of the folder open as `dirFD`
-    /// lead somewhere else in kind — its target appearing where it dangled, or turning from a
-    /// file into a folder or back — relative to that folder: the folder its target lies in, as
-    /// the link names it (its entries change when the target is made, removed or replaced);
-    /// nil for a target in this same folder, whose own stamp covers it. For a target that is
-    /// absolute or not UTF-8, the link itself (stamped with what it leads to). A link to a link
-    /// is stamped for its first step only (docs/scanning.md, "Limits").
-    static func linkStampPath(_ name: String, in dirFD: Int32) -> String? {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer in
-            let length = readlinkat(dirFD, name, buffer.baseAddress!, buffer.count)
-            guard length > 0, length < buffer.count else { return name }
-            let target = UnsafeBufferPointer(rebasing: buffer[..<length])
-            guard target[0] != UInt8(ascii: "/"), let slash = target.lastIndex(of: UInt8(ascii: "/")) else {
-                return target[0] == UInt8(ascii: "/") ? name : nil
-            }
-            return String(validating: UnsafeBufferPointer(rebasing: target[..<slash]), as: UTF8.self) ?? name
-        }
-    }
-
-    /// Adds the stamp of the link `name` of the folder open as `dirFD` to `stamps`, unless it is
-    /// there already (links to files of one folder share it), with the change time of what it
-    /// names, following links; 0 when that cannot be read.
-    private static func addLinkStamp(of name: String, in dirFD: Int32, to stamps: inout [DirectoryListing.LinkStamp]) {
-        guard let path = linkStampPath(name, in: dirFD), !stamps.contains(where: { sameBytes($0.path, path) }) else { return }
-        var st = stat()
-        let found = fstatat(dirFD, path, &st, 0) == 0
-        stamps.append((path, found ? FileSystem.changeTime(st) : 0, found ? UInt64(st.st_ino) : 0))
-    }
-
-    /// `DirectoryListing.linkStamps` for the links `names` of the folder at `path`, read now;
-    /// none when the folder cannot be opened.
-    static func linkStamps(of names: [String], inFolder path: String) -> [DirectoryListing.LinkStamp] {
-        let fd = open(path, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var stamps: [DirectoryListing.LinkStamp] = []
-        for name in names { addLinkStamp(of: name, in: fd, to: &stamps) }
-        return stamps
     }
 
     /// The type comes from `d_type`; only links (is the target a directory?) and file systems
