@@ -73,6 +73,38 @@ struct LinkStampTests {
                 sourceLocation: sourceLocation)
     }
 
+    @Test("a link whose text names a link the scan does not follow (up -> ..) keeps its inode")
+    func linkThroughALinkNotFollowed() throws {
+        let t = try Tree(ChangeTimeStampTests.app, links: [:])
+        try #require(try ChangeTimeStampTests.writeTwins(t, ["t1/one.png": "1"], ["T/two.png": "2"], tops: ["t1", "T"]))
+        try t.fixture.add([:], links: ["A.app/up": "..", "A.app/L": "up/cur", "cur": "t1"])
+        try Self.pointCurAtT(t, thenFind: "two")
+    }
+
+    @Test("a chain whose joined path grows past what a path may hold is stamped by its first link, followed")
+    func longChain() throws {
+        let folder = { (i: Int) in "Ext/" + String(repeating: "k", count: 200) + "\(i)" }
+        var links = ["A.app/L": "../" + folder(0) + "/l"]
+        for i in 0..<20 { links[folder(i) + "/l"] = i == 19 ? "../f" : "../" + folder(i + 1).dropFirst(4) + "/l" }
+        let t = try Tree(ChangeTimeStampTests.app.merging(["Ext/f": "file"]) { $1 }, links: links)
+        _ = try t.fixture.build()
+        try t.remove("Ext/f")
+        try t.fixture.add(["Ext/f/sub/x.png": "png"])
+        try IncrementalBuildTests.buildAndCompare(t, read: 1, unchanged: 0)
+        #expect(try t.fixture.bundle("A.app").path(forResource: "x", ofType: "png", inDirectory: "L/sub") != nil)
+    }
+
+    @Test("a Contents/Resources that loops is no folder, not an unreadable one")
+    func loopingTree() throws {
+        let t = try Tree(Self.contentsApp.merging(["A.app/Contents/Resources/a.png": "png"]) { $1 }, links: [:])
+        _ = try t.fixture.build()
+        try t.remove("A.app/Contents/Resources")
+        try t.fixture.add([:], links: ["A.app/Contents/Resources": "Resources"])
+        let summary = try IncrementalBuildTests.buildAndCompare(t, read: 1, unchanged: 0)
+        #expect(summary.unreadableDirectories == 0 && summary.warnings.isEmpty, "\(summary.warnings)")
+        #expect(try t.fixture.bundle("A.app").path(forResource: "a", ofType: "png") == nil)
+    }
+
     @Test("a dangling Contents/Resources and a dangling Contents: their targets appearing are seen")
     func danglingLayoutFolders() throws {
         let t = try Tree(Self.contentsApp.merging(["Ext/keep.txt": "", "B.app/keep.txt": ""]) { $1 },

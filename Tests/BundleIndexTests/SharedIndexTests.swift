@@ -259,6 +259,18 @@ struct UnreadableFolderTests {
         #expect(try SharedIndexTests.asNobody([bundleidxBinary, "verify", f.root, "--index", f.indexPath]).status == 0)
     }
 
+    @Test("an unreadable Resources, walked tree and Info.plist folder at once, is warned about once")
+    func oneWarningForOneFolder() throws {
+        let f = try BundleFixture(["Old.bundle/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.old"])])
+        #expect(try run(["chown", "-R", "65534:65534", f.root]).status == 0)
+        let resources = f.root + "/Old.bundle/Resources"
+        #expect(chmod(resources, 0) == 0)
+        defer { chmod(resources, 0o755) }
+        let built = try SharedIndexTests.asNobody([bundleidxBinary, "build", f.root, "--verbose", "--index", f.indexPath])
+        #expect(built.status == 0)
+        #expect(built.stderr.components(separatedBy: "unreadable directory skipped: \(resources):").count == 2, "\(built.stderr)")
+    }
+
     @Test("a watcher keeps the records of folders that became unreadable, warns in its log, and so does its catch-up")
     func watcherKeepsUnreadableRecords() throws {
         let f = try Self.fixture()

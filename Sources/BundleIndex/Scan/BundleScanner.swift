@@ -85,7 +85,8 @@ struct BundleScanner {
             do {
                 infoPlistFolderEntries = try list(layout.infoPlistDirectory).entries
             } catch let error as DirectoryReadError where !error.isGone {
-                unreadableFolder(layout.infoPlistDirectory, error)
+                // The walk warned already when the folder lies in its tree (`Resources`).
+                if !unreadable.contains(error.path) { unreadableFolder(layout.infoPlistDirectory, error) }
             } catch {}
         }
         // The links of the root and the Info.plist folder outside the walked tree: their targets
@@ -137,9 +138,10 @@ struct BundleScanner {
             return same
         }
         let listing = if let base {
-            try DirectoryReader.listing(PathText.join(base.name, relative), in: base.fd, path: absolute, skippedNames: &skippedNames)
+            try DirectoryReader.listing(PathText.join(base.name, relative), in: base.fd, path: absolute, linkStamps: true,
+                                        skippedNames: &skippedNames)
         } else {
-            try DirectoryReader.listing(absolute, skippedNames: &skippedNames)
+            try DirectoryReader.listing(absolute, linkStamps: true, skippedNames: &skippedNames)
         }
         foldersRead += 1
         listed[absolute] = listing
@@ -218,9 +220,10 @@ struct BundleScanner {
                         continue
                     }
                     if !Self.isInside(target, bundleReal) { outside.insert(target) }
-                    // A folder reached through a link that may lead out of the walked tree, or
-                    // through something outside it, keeps its inode number.
-                    let leaves = startThroughLink || LinkStamps.mayLeave(entry.name, inRealFolder: real, tree: startReal)
+                    // A folder reached through a link that leads, or may lead, out of the walked
+                    // tree, or through something outside it, keeps its inode number.
+                    let leaves = startThroughLink || !Self.isInside(target, startReal)
+                        || LinkStamps.mayLeave(entry.name, inRealFolder: real, tree: startReal)
                     behindLinks.append((child, target, nextChain, leaves))
                     continue
                 }

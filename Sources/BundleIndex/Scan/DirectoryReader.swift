@@ -6,9 +6,9 @@ struct DirectoryReadError: Error, CustomStringConvertible {
     let path: String
     let errno: Int32
     var description: String { "\(path): \(String(cString: strerror(errno)))" }
-    /// The directory went away (or became a file) while the scan ran: it is not unreadable,
-    /// it is not there.
-    var isGone: Bool { errno == ENOENT || errno == ENOTDIR }
+    /// The directory went away (or became a file, or a link that loops or whose path grows past
+    /// `PATH_MAX`) while the scan ran: it is not unreadable, it is not there.
+    var isGone: Bool { errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG }
 }
 
 /// A directory's entries and its change time, read through one open directory.
@@ -38,17 +38,21 @@ enum DirectoryReader {
         try listing(path, skippedNames: &skippedNames).entries
     }
 
-    /// `list` plus the directory's change time (`fstat` on the open directory: no second
-    /// path lookup).
-    static func listing(_ path: String, skippedNames: inout Int) throws -> DirectoryListing {
-        try readListing(path, skippedNames: &skippedNames, includeCookies: false)
+    /// `list` plus the directory's change time and inode number (`fstat` on the open directory:
+    /// no second path lookup), and with `linkStamps` its links' stamps (`LinkStamps`: a bundle's
+    /// scan keeps them; two system calls a link, which the tree walker's listings of bundles
+    /// found unchanged must not pay).
+    static func listing(_ path: String, linkStamps: Bool = false, skippedNames: inout Int) throws -> DirectoryListing {
+        try readListing(path, skippedNames: &skippedNames, includeCookies: false, linkStamps: linkStamps)
     }
 
     /// `listing` of `relative`, resolved from the folder open as `base` (an `O_PATH` handle is
     /// enough); `path` is the same folder's full path, for errors. The kernel then walks only the
     /// components past `base`, not every one from `/` again.
-    static func listing(_ relative: String, in base: Int32, path: String, skippedNames: inout Int) throws -> DirectoryListing {
-        try readListing(path, relative: relative, in: base, skippedNames: &skippedNames, includeCookies: false)
+    static func listing(_ relative: String, in base: Int32, path: String, linkStamps: Bool = false,
+                        skippedNames: inout Int) throws -> DirectoryListing {
+        try readListing(path, relative: relative, in: base, skippedNames: &skippedNames, includeCookies: false,
+                        linkStamps: linkStamps)
     }
 
     /// Every name in `path`, sync cookies included (the watcher looks for them).
@@ -57,7 +61,7 @@ enum DirectoryReader {
     }
 
     private static func readListing(_ path: String, relative: String? = nil, in base: Int32 = AT_FDCWD,
-                                    skippedNames: inout Int, includeCookies: Bool) throws -> DirectoryListing {
+                                    skippedNames: inout Int, includeCookies: Bool, linkStamps wanted: Bool = false) throws -> DirectoryListing {
         // What `opendir` opens with, minus its `malloc` of a 32 KiB `DIR` per folder: with the
         // build's two threads that lock was contended, the writer freeing what the walker had
         // allocated (docs/performance.md, "Listing folders with `getdents64`").
@@ -67,7 +71,7 @@ enum DirectoryReader {
         var st = stat()
         let known = fstat(fd, &st) == 0
         var entries: [DirectoryEntry] = []
-        var linkStamps: [DirectoryListing.LinkStamp] = []
+        var linkStamps = LinkStamps.Collected()
         let buffer = ListingBuffer.ofThisThread()
         while true {
             let filled = bundleidx_getdents64(fd, buffer, UInt(ListingBuffer.size))
@@ -95,12 +99,12 @@ enum DirectoryReader {
                 if !includeCookies && name.hasPrefix(SyncCookie.prefix) { continue }
                 let entryFlags = flags(of: type, name: name, in: fd)
                 entries.append(DirectoryEntry(name: name, flags: entryFlags, rank: UInt32(truncatingIfNeeded: entries.count)))
-                if entryFlags == .symlink { LinkStamps.add(of: name, in: fd, to: &linkStamps) }
+                if wanted && entryFlags == .symlink { linkStamps.add(of: name, in: fd) }
             }
         }
         entries.sort { byteOrder($0.name, $1.name) }
         return DirectoryListing(entries: entries, changeTime: known ? FileSystem.changeTime(st) : 0,
-                                inode: known ? UInt64(st.st_ino) : 0, linkStamps: linkStamps)
+                                inode: known ? UInt64(st.st_ino) : 0, linkStamps: wanted ? linkStamps.stamps : nil)
     }
 
     /// The type comes from `d_type`; only links (is the target a directory?) and file systems

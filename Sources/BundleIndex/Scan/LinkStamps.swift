@@ -16,34 +16,46 @@ enum LinkStamps {
     /// (its entries change when the target is made, removed, replaced or renamed, and a link
     /// among them retargeted shows in the inode number of the folder it now names). None for a
     /// target in the folder of `dirFD`, whose own stamp covers it. When a link of the chain is
-    /// absolute, not UTF-8 or cannot be read, or the chain is too long, `name` itself (stamped
-    /// with what it leads to in the end).
+    /// absolute, not UTF-8 or cannot be read, or the chain is too long or its path too long to
+    /// name (the texts joined), `name` alone (stamped with what it leads to in the end: what
+    /// any step leads to changes that, or its inode number).
     static func paths(of name: String, in dirFD: Int32) -> [String] {
         var paths: [String] = []
         // The link being followed and its folder, both relative to the folder of `dirFD`.
         var link = name, folder = ""
         for _ in 0..<maximumSteps {
-            guard let text = text(of: link, in: dirFD), text.utf8.first != UInt8(ascii: "/") else { return paths + [name] }
+            guard let text = text(of: link, in: dirFD), text.utf8.first != UInt8(ascii: "/") else { return [name] }
             let target = PathText.join(folder, text)
+            guard target.utf8.count < Int(PATH_MAX) / 2 else { return [name] }
             if let slash = text.utf8.lastIndex(of: UInt8(ascii: "/")) {
                 folder = PathText.join(folder, String(decoding: text.utf8[..<slash], as: UTF8.self))
                 if !paths.contains(where: { sameBytes($0, folder) }) { paths.append(folder) }
             }
             var st = stat()
-            guard fstatat(dirFD, target, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFLNK else { return paths }
+            guard fstatat(dirFD, target, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                // Nothing there (yet) ends the chain; any other error leaves it unknown.
+                return errno == ENOENT || errno == ENOTDIR ? paths : [name]
+            }
+            guard st.st_mode & S_IFMT == S_IFLNK else { return paths }
             link = target
         }
-        return paths + [name]
+        return [name]
     }
 
-    /// Adds the stamps of the link `name` of the folder open as `dirFD` to `stamps`, each path
-    /// once (links to files of one folder share it), with the change time and inode number of
-    /// what it names, following links; 0 when that cannot be read.
-    static func add(of name: String, in dirFD: Int32, to stamps: inout [DirectoryListing.LinkStamp]) {
-        for path in paths(of: name, in: dirFD) where !stamps.contains(where: { sameBytes($0.path, path) }) {
-            var st = stat()
-            let found = fstatat(dirFD, path, &st, 0) == 0
-            stamps.append((path, found ? FileSystem.changeTime(st) : 0, found ? UInt64(st.st_ino) : 0))
+    /// The stamps of one folder's links, each path once (links to files of one folder share
+    /// it: Debian links a GNUstep application's images one by one into one folder).
+    struct Collected {
+        private(set) var stamps: [DirectoryListing.LinkStamp] = []
+        private var seen: PathSet = []
+
+        /// Adds the stamps of the link `name` of the folder open as `dirFD`, with the change
+        /// time and inode number of what each names, following links; 0 when that cannot be read.
+        mutating func add(of name: String, in dirFD: Int32) {
+            for path in LinkStamps.paths(of: name, in: dirFD) where seen.insert(path).inserted {
+                var st = stat()
+                let found = fstatat(dirFD, path, &st, 0) == 0
+                stamps.append((path, found ? FileSystem.changeTime(st) : 0, found ? UInt64(st.st_ino) : 0))
+            }
         }
     }
 
@@ -53,9 +65,9 @@ enum LinkStamps {
         let fd = open(path, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
-        var stamps: [DirectoryListing.LinkStamp] = []
-        for name in names { add(of: name, in: fd, to: &stamps) }
-        return stamps
+        var collected = Collected()
+        for name in names { collected.add(of: name, in: fd) }
+        return collected.stamps
     }
 
     /// The text of the link `path` (relative to the folder open as `dirFD`); nil when it cannot
