@@ -237,6 +237,27 @@ struct WatchTests {
         #expect(try h.bundle("Ink.app")?.rel("e", nil, dir: "Shared/d7") == "Shared/d7/e")
     }
 
+    @Test("a catch-up that keeps a bundle watches where its followed links lead, not where its links not followed do")
+    func keptBundleWatchesLikeAScan() throws {
+        // `top -> /` holds the bundle: not followed, only stamped. A catch-up took every stamp
+        // for a folder of the bundle and watched / (as far as the bound let it).
+        let files = ["A.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.a"]),
+                     "A.app/Contents/Resources/a.png": ""]
+        var counts: [Int] = []
+        for keep in [false, true] {
+            let h = try WatcherHarness(files, links: ["A.app/Contents/Resources/top": "/"], configure: { $0.linkTargetFolders = 50 },
+                                       prepare: { root, index in
+                                           waitUntilSettled()
+                                           _ = try IndexBuilder.build(roots: [root], indexPath: index)
+                                           // Without the wait the catch-up reads the bundle again.
+                                           if keep { waitUntilSettled() } else { try Data().write(to: URL(fileURLWithPath: root + "/A.app/Contents/Resources/b.png")) }
+                                       })
+            defer { h.stop() }
+            counts.append(h.watcher.tree.count)
+        }
+        #expect(counts[0] < 10 && counts[1] == counts[0], "watches after a scan, after a catch-up that kept the bundle: \(counts)")
+    }
+
     @Test("a folder declared a bundle (build --bundle) stays one for the watcher")
     func declaredBundle() throws {
         let h = try WatcherHarness(["Plain/notes.txt": "", "Plain/Deeper/x.txt": ""], prepare: { root, index in

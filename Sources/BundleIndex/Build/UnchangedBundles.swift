@@ -5,8 +5,10 @@
 /// A bundle is unchanged when its record belongs to the root being built and every stamp the
 /// index keeps for it still matches the disk: each indexed directory (an entry added, removed or
 /// renamed changes its directory's change time), the bundle root and the Info.plist
-/// directory, every parsed Info.plist and InfoPlist.strings file, and every strings table (a
-/// file rewritten in place changes only its own time). A stamp from the clock tick its scan
+/// directory, every parsed Info.plist and InfoPlist.strings file, every strings table (a
+/// file rewritten in place changes only its own time), the folders links the scan does not
+/// follow lead into, and the folders it could not list; with inode numbers where a path can
+/// come to name a copy (docs/scanning.md, "Inode numbers"). A stamp from the clock tick its scan
 /// began in or later proves nothing — the file could have changed again within that tick — so
 /// such a bundle is read again (`FileStamp.isSettled`).
 struct UnchangedBundles {

@@ -34,11 +34,11 @@ struct BundleScanner {
     /// Real paths of the directories outside the bundle that its links lead to (the link's
     /// target, not what lies below it), in byte order: the watcher watches them too.
     private(set) var outsideTargets: [String] = []
-    /// Stamps of what the walk found but no directory record stamps, in path order: each
-    /// symbolic link to anything but a directory (what it leads to: it may become a directory,
-    /// or appear where it dangled), and each folder that could not be listed (a `chmod` that
-    /// makes it readable changes its time, and nothing else does). docs/scanning.md,
-    /// "Incremental builds".
+    /// Stamps of what the scan found but no directory record stamps, in path order: the folders
+    /// the links it does not follow lead into (`LinkStamps`: a target may appear, become a
+    /// folder, or be chosen anew by a link further along), each folder that could not be listed
+    /// (a `chmod` that makes it readable changes its time, and nothing else does), and a walked
+    /// tree's top that could not be resolved. docs/scanning.md, "Incremental builds".
     private(set) var walkStamps: [FileStamp] = []
     /// Listings by real path: a framework's `Resources` link and `Versions/A/Resources` are one
     /// directory, read once. The tree walker lends its own (listings earlier scans read through

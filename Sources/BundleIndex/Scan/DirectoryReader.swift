@@ -21,8 +21,9 @@ struct DirectoryListing {
     var inode: UInt64? = nil
     /// What the scan stamps for the folder's symbolic links to anything but a directory
     /// (`LinkStamps`), relative to the folder, each once, with its change time and inode number
-    /// (0 when it cannot be read), read with the listing. nil for a listing not read from the
-    /// disk (an unchanged bundle's, lent by the index).
+    /// (0 when it cannot be read), read with the listing when asked for (a bundle's scan asks);
+    /// nil otherwise, and for a listing the index lent (an unchanged bundle's): the scan reads
+    /// them when it needs them.
     var linkStamps: [LinkStamp]? = nil
 
     typealias LinkStamp = (path: String, changeTime: UInt64, inode: UInt64)

@@ -24,6 +24,11 @@ package final class IndexStore: @unchecked Sendable {
     ///     leaves out the first block's offset (always 0), a bundle record's scan time is a varint.
     /// 15: a directory record keeps what an incremental walk does with its folder (flag bits) and
     ///     the indices of its strings tables (`UnchangedWalkPlan`).
+    /// 16: a bundle record keeps its directory marks (`DirectoryMarks`).
+    /// 17: stamps hold change times, not modification times, and stamp where links not followed
+    ///     lead and the folders a scan could not list; scan times in nanoseconds.
+    /// 18: stamps keep inode numbers where a path can come to name a copy; scan times in
+    ///     milliseconds (docs/scanning.md, "Inode numbers").
     static let formatVersion: UInt32 = 18
 
     let path: String

@@ -82,11 +82,13 @@ package struct IndexWriter {
     }
 
     /// Every stamp a restarted watcher compares with the disk for `record`: its own (the
-    /// folders outside its indexed tree, the parsed files), each of its directory records' path
-    /// and change time, and each strings table's. Table records hold no paths: the tables
-    /// are the `.strings`/`.stringsdict` entries of the directory records. A table without a
-    /// record gets change time 0, which no file has: the bundle is scanned again.
-    package func diskStamps(of record: BundleRecord) throws -> [FileStamp] {
+    /// folders outside its indexed tree, the parsed files, where links not followed lead, the
+    /// folders it could not list), each of its directory records' path, change time and inode,
+    /// and each strings table's. Table records hold no paths: the tables are the
+    /// `.strings`/`.stringsdict` entries of the directory records. A table without a record
+    /// gets change time 0, which no file has: the bundle is scanned again. Also the paths of
+    /// the directory records, where the bundle's links out are (`BundleScanner.outsideTargets`).
+    package func diskStamps(of record: BundleRecord) throws -> (stamps: [FileStamp], directories: [String]) {
         // Read through the snapshot's functions, in this write transaction (the writer keeps it
         // and the store alive while it is used).
         let snapshot = IndexSnapshot(store: store, txn: txn)
@@ -99,7 +101,7 @@ package struct IndexWriter {
                 stamps.append(FileStamp(path: path, changeTime: changed ?? 0, inode: 0))
             }
         }
-        return stamps
+        return (stamps, directories.map(\.path))
     }
 
     /// Removes a bundle and every record of it (one key range in `resources`).

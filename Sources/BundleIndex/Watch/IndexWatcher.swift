@@ -137,13 +137,14 @@ public final class IndexWatcher {
                 var indexed: PathMap<BundleRecord> = [:]
                 for record in try writer.bundleRecords(under: root) { indexed[record.path] = record }
                 var walker = makeWalker()
-                // The stamps of each bundle kept, for its links out below.
-                var keptStamps: PathMap<[FileStamp]> = [:]
+                // The directory records of each bundle kept, for its links out below (the stamps
+                // hold links not followed too, whose targets a scan does not watch either).
+                var keptDirectories: PathMap<[String]> = [:]
                 walker.shouldScan = { path in
-                    guard let record = indexed[path], let stamps = try? writer.diskStamps(of: record),
-                          !stamps.isEmpty, Self.unchanged(stamps, in: record.path, scanBegan: record.scanBegan)
+                    guard let record = indexed[path], let disk = try? writer.diskStamps(of: record),
+                          !disk.stamps.isEmpty, Self.unchanged(disk.stamps, in: record.path, scanBegan: record.scanBegan)
                     else { return true }
-                    keptStamps[path] = stamps
+                    keptDirectories[path] = disk.directories
                     kept += 1
                     return false
                 }
@@ -158,8 +159,8 @@ public final class IndexWatcher {
                 }
                 var found = PathSet(report.found)
                 // Kept bundles were not scanned: their links out are found from their records.
-                for (path, stamps) in keptStamps where found.contains(path) && !scannedNow.contains(path) {
-                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: stamps.map(\.path)))
+                for (path, directories) in keptDirectories where found.contains(path) && !scannedNow.contains(path) {
+                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: directories))
                 }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.
