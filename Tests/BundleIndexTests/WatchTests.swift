@@ -258,43 +258,6 @@ struct WatchTests {
         #expect(counts[0] < 10 && counts[1] == counts[0], "watches after a scan, after a catch-up that kept the bundle: \(counts)")
     }
 
-    @Test("a running watcher sees where links to files lead: a target turning into a folder, inside the root or outside it",
-          arguments: [false, true])
-    func linksToFilesWatched(keptByTheCatchUp: Bool) throws {
-        let outside = makeTempDirectory(prefix: "watch-link-files")
-        defer { try? FileManager.default.removeItem(atPath: outside) }
-        FileManager.default.createFile(atPath: outside + "/far.png", contents: nil)
-        var built: UInt64?
-        func scannedAt(_ root: String, _ index: String) throws -> UInt64? {
-            try IndexStore.openForReading(path: index).read { try $0.bundleStamps(path: root + "/A.app")?.scannedAt }
-        }
-        let h = try WatcherHarness(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.a"]), "Ext/near.png": ""],
-                                   links: ["A.app/near.png": "../Ext/near.png", "A.app/far.png": outside + "/far.png"],
-                                   prepare: { root, index in
-                                       guard keptByTheCatchUp else { return }
-                                       waitUntilSettled()
-                                       _ = try IndexBuilder.build(roots: [root], indexPath: index)
-                                       built = try scannedAt(root, index)
-                                       waitUntilSettled()
-                                   })
-        defer { h.stop() }
-        if keptByTheCatchUp {
-            let after = try scannedAt(h.root, h.indexPath)
-            #expect(built != nil && after == built, "the catch-up kept the build's record")
-        }
-        // The absolute link is stamped by itself: the folder of what it leads to is watched.
-        try h.remove("Ext/near.png")
-        try h.write("Ext/near.png/inner.png")
-        try FileManager.default.removeItem(atPath: outside + "/far.png")
-        try FileManager.default.createDirectory(atPath: outside + "/far.png", withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: outside + "/far.png/deep.png", contents: nil)
-        try h.sync()
-        let a = try #require(try h.bundle("A.app"))
-        #expect(try a.rel("inner", "png", dir: "near.png") == "near.png/inner.png")
-        #expect(try a.rel("deep", "png", dir: "far.png") == "far.png/deep.png")
-        #expect(try h.verify() == [])
-    }
-
     @Test("a folder declared a bundle (build --bundle) stays one for the watcher")
     func declaredBundle() throws {
         let h = try WatcherHarness(["Plain/notes.txt": "", "Plain/Deeper/x.txt": ""], prepare: { root, index in

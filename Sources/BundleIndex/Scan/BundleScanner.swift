@@ -296,32 +296,6 @@ struct BundleScanner {
         return tops(out)
     }
 
-    /// The real folders outside the bundle at `bundlePath` that its `stamps` name through links:
-    /// where the links the scan does not follow lead (`LinkStamps`: the folder a stamp names, or
-    /// for a link stamped itself, the folder of what it leads to) and unreadable folders behind
-    /// links. A running watcher watches them too, so that a target appearing there, or turning
-    /// into a folder, rescans the bundle (docs/watching.md, "Links out of a bundle"). Left out:
-    /// folders holding the bundle (a link to `/` is not followed, and watching it would watch
-    /// the disk), folders inside it, and what does not exist. Only stamps whose path climbs
-    /// (`..`) or that are links themselves are examined: the others name the bundle's own files.
-    static func stampTargets(bundlePath: String, stamps: [FileStamp]) -> [String] {
-        let candidates = stamps.filter { stamp in
-            PathText.components(stamp.path, omittingEmpty: true).contains { sameBytes($0, "..") }
-                || (stamp.inode != 0 && FileSystem.isSymbolicLink(PathText.absolute(stamp.path, in: bundlePath)))
-        }
-        guard !candidates.isEmpty, let bundleReal = FileSystem.realPath(bundlePath) else { return [] }
-        var out: PathSet = []
-        for stamp in candidates {
-            guard var real = FileSystem.realPath(PathText.absolute(stamp.path, in: bundlePath)) else { continue }
-            if !FileSystem.isDirectory(real), let slash = real.utf8.lastIndex(of: UInt8(ascii: "/")) {
-                real = slash == real.startIndex ? "/" : String(decoding: real.utf8[..<slash], as: UTF8.self)
-            }
-            if PathText.isSameOrInside(bundleReal, real) || isInside(real, bundleReal) { continue }
-            out.insert(real)
-        }
-        return tops(out)
-    }
-
     /// The paths none of the others holds, in byte order: a target below another one is
     /// watched with it.
     private static func tops(_ paths: PathSet) -> [String] {

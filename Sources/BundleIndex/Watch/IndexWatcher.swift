@@ -137,14 +137,14 @@ public final class IndexWatcher {
                 var indexed: PathMap<BundleRecord> = [:]
                 for record in try writer.bundleRecords(under: root) { indexed[record.path] = record }
                 var walker = makeWalker()
-                // The directory records and the bundle record's stamps of each bundle kept, for
-                // its links out below.
-                var keptLinks: PathMap<(directories: [String], stamps: [FileStamp])> = [:]
+                // The directory records of each bundle kept, for its links out below (the stamps
+                // hold links not followed too, whose targets a scan does not watch either).
+                var keptDirectories: PathMap<[String]> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let disk = try? writer.diskStamps(of: record),
                           !disk.stamps.isEmpty, Self.unchanged(disk.stamps, in: record.path, scanBegan: record.scanBegan)
                     else { return true }
-                    keptLinks[path] = (disk.directories, record.stamps)
+                    keptDirectories[path] = disk.directories
                     kept += 1
                     return false
                 }
@@ -153,15 +153,14 @@ public final class IndexWatcher {
                     if !(try writer.addBundleUnlessPartial(bundle, root: root, scanBegan: began)) {
                         keptUnreadable.append(bundle.path)
                     }
-                    noteLinks(of: bundle)
+                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
                     scannedNow.insert(bundle.path)
                     scanned += 1
                 }
                 var found = PathSet(report.found)
                 // Kept bundles were not scanned: their links out are found from their records.
-                for (path, kept) in keptLinks where found.contains(path) && !scannedNow.contains(path) {
-                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: kept.directories)
-                                + BundleScanner.stampTargets(bundlePath: path, stamps: kept.stamps))
+                for (path, directories) in keptDirectories where found.contains(path) && !scannedNow.contains(path) {
+                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: directories))
                 }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.

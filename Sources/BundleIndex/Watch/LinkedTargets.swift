@@ -6,13 +6,6 @@ import Glibc
 /// paths, so a change there must rescan it, wherever the target lies (docs/watching.md, "Links
 /// out of a bundle").
 extension IndexWatcher {
-    /// `noteLinks(of:to:)` for a bundle just scanned: the targets of the links it followed out
-    /// of it, and the folders its links not followed lead into (`BundleScanner.stampTargets`).
-    func noteLinks(of bundle: ScannedBundle) {
-        noteLinks(of: bundle.path,
-                  to: bundle.outsideTargets + BundleScanner.stampTargets(bundlePath: bundle.path, stamps: bundle.fileStamps))
-    }
-
     /// Records that `bundle` indexes the content of `targets` (real paths), replacing what was
     /// recorded for it, and watches each target that has no watch yet (a target outside every
     /// root gets its own watches).

@@ -63,7 +63,7 @@ extension IndexWatcher {
         var kept: [String] = []
         let report = try walker.walk(root: path) { bundle in
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), scanBegan: now)) { kept.append(bundle.path) }
-            noteLinks(of: bundle)
+            noteLinks(of: bundle.path, to: bundle.outsideTargets)
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
@@ -103,7 +103,7 @@ extension IndexWatcher {
             let bundle = try scanner.scan()
             scannedDirectories += scanner.listed.keys
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), scanBegan: began)) { warnKept([path]) }
-            noteLinks(of: bundle)
+            noteLinks(of: path, to: bundle.outsideTargets)
             for w in bundle.warnings { logger.warning("\(w)") }
             return
         }
@@ -157,7 +157,7 @@ extension IndexWatcher {
                 let before = try writer.bundlePaths(under: r)
                 let report = try makeWalker().walk(root: r) { bundle in
                     if !(try writer.addBundleUnlessPartial(bundle, root: r, scanBegan: began)) { kept.append(bundle.path) }
-                    noteLinks(of: bundle)
+                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
                 }
                 let seen = PathSet(report.found)
                 for path in before where !seen.contains(path) {
