@@ -258,6 +258,26 @@ struct WatchTests {
         #expect(counts[0] < 10 && counts[1] == counts[0], "watches after a scan, after a catch-up that kept the bundle: \(counts)")
     }
 
+    @Test("a link's target outside every root replaced by a rename: the new folder is watched")
+    func linkTargetReplacedByRename() throws {
+        let outside = makeTempDirectory(prefix: "watch-replaced")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.createDirectory(atPath: outside + "/a", withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: outside + "/a/x.png", contents: nil)
+        let h = try WatcherHarness(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.a"])],
+                                   links: ["A.app/Res": outside + "/a"])
+        defer { h.stop() }
+        try FileManager.default.moveItem(atPath: outside + "/a", toPath: outside + "/a.old")
+        try FileManager.default.createDirectory(atPath: outside + "/a", withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: outside + "/a/y.png", contents: nil)
+        try h.sync()
+        FileManager.default.createFile(atPath: outside + "/a/z.png", contents: nil)
+        try h.sync()
+        let a = try #require(try h.bundle("A.app"))
+        #expect(try a.rels("png", dir: "Res").sorted() == ["Res/y.png", "Res/z.png"])
+        #expect(try h.verify() == [])
+    }
+
     @Test("a folder declared a bundle (build --bundle) stays one for the watcher")
     func declaredBundle() throws {
         let h = try WatcherHarness(["Plain/notes.txt": "", "Plain/Deeper/x.txt": ""], prepare: { root, index in

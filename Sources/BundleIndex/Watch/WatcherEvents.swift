@@ -23,6 +23,11 @@ extension IndexWatcher {
                 rootWentAway(dir)
                 return
             }
+            // A link's target outside every root, moved away or deleted: its watches follow
+            // the old folder, and no event about its parent comes (unwatched). Forgotten, so
+            // that the rescan of the bundles linking there watches what the path names now
+            // (`mv ext/a ext/a.old; mkdir ext/a` left the new folder unwatched).
+            if !isUnderRoot(dir) { tree.forget(dir) }
             folderChanged(dir)
             return
         }
