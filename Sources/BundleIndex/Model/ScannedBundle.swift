@@ -87,6 +87,11 @@ package struct FileStamp: Equatable, Sendable {
         self.inode = inode
     }
 
+    /// `path` with a stamp as read from the disk (`FileSystem.stamp`).
+    package init(path: String, _ read: FileSystem.Stamp) {
+        self.init(path: path, changeTime: read.changeTime, inode: read.inode)
+    }
+
     /// Whether a stamp of `time`, read by a scan that began at `scanBegan` (both ns since
     /// 1970), proves that nothing changed after the scan read it. A change within the same tick
     /// of the file system's clock leaves the same time, so only a time older than the scan by

@@ -260,11 +260,14 @@ struct BundleScanner {
     /// Records the folder at `relative` as one the scan could not list (the scan is partial),
     /// with a warning and a stamp: a `chmod` that makes it readable changes its time.
     private mutating func unreadableFolder(_ relative: String, _ error: DirectoryReadError) {
-        let absolute = PathText.absolute(relative, in: bundlePath)
-        unreadable.insert(absolute)
+        unreadable.insert(PathText.absolute(relative, in: bundlePath))
         warnings.append("unreadable directory skipped: \(error)")
-        let stamp = FileSystem.stamp(absolute)
-        walkStamps.append(FileStamp(path: relative, changeTime: stamp.changeTime, inode: stamp.inode))
+        stampFolder(relative)
+    }
+
+    /// Stamps the folder at `relative` as the disk has it now (0 when it cannot be read).
+    private mutating func stampFolder(_ relative: String) {
+        walkStamps.append(FileStamp(path: relative, FileSystem.stamp(PathText.absolute(relative, in: bundlePath))))
     }
 
     /// Stamps the folder at `relative`, the walked tree's top, which the scan could not resolve:
@@ -278,8 +281,7 @@ struct BundleScanner {
             unreadableFolder(relative, error)
             return
         } catch {}
-        let stamp = FileSystem.stamp(absolute)
-        walkStamps.append(FileStamp(path: relative, changeTime: stamp.changeTime, inode: stamp.inode))
+        stampFolder(relative)
     }
 
     /// The outside targets of a bundle indexed before, from the directories its record holds

@@ -70,7 +70,7 @@ enum DirectoryReader {
         guard fd >= 0 else { throw DirectoryReadError(path: path, errno: errno) }
         defer { close(fd) }
         var st = stat()
-        let known = fstat(fd, &st) == 0
+        let own: FileSystem.Stamp = fstat(fd, &st) == 0 ? FileSystem.stamp(st) : (0, 0)
         var entries: [DirectoryEntry] = []
         var linkStamps = LinkStamps.Collected()
         let buffer = ListingBuffer.ofThisThread()
@@ -104,8 +104,8 @@ enum DirectoryReader {
             }
         }
         entries.sort { byteOrder($0.name, $1.name) }
-        return DirectoryListing(entries: entries, changeTime: known ? FileSystem.changeTime(st) : 0,
-                                inode: known ? UInt64(st.st_ino) : 0, linkStamps: wanted ? linkStamps.stamps : nil)
+        return DirectoryListing(entries: entries, changeTime: own.changeTime, inode: own.inode,
+                                linkStamps: wanted ? linkStamps.stamps : nil)
     }
 
     /// The type comes from `d_type`; only links (is the target a directory?) and file systems

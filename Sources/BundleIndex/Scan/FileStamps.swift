@@ -59,7 +59,7 @@ final class BundleFolder {
     private var vouched: LinkedFolderTimes.Seen?
     private var taken = LinkedFolderTimes.Seen()
     /// The stamp of the bundle's folder itself, read by `share`.
-    private var own: (changeTime: UInt64, inode: UInt64)?
+    private var own: FileSystem.Stamp?
 
     /// Joins the build's record of times read below linked folders: reads the bundle folder's
     /// own time now (its stamp's, kept), and with `trusting`, when a bundle checked before read
@@ -68,7 +68,7 @@ final class BundleFolder {
         self.times = times
         var st = stat()
         guard (owned ? fstat(fd, &st) : fstatat(fd, name, &st, 0)) == 0 else { return }
-        own = (FileSystem.changeTime(st), UInt64(st.st_ino))
+        own = FileSystem.stamp(st)
         if trusting { vouched = times.seen(below: FileIdentity(st)) }
     }
 
@@ -135,7 +135,7 @@ final class BundleFolder {
 
     /// Change time and inode number of `relative`, as `changeTime`; `recording` false leaves
     /// the time unrecorded.
-    private func stamp(_ relative: String, recording: Bool = true) -> (changeTime: UInt64, inode: UInt64) {
+    private func stamp(_ relative: String, recording: Bool = true) -> FileSystem.Stamp {
         var st = stat()
         let rc: Int32
         if let linked, let below = Self.offset(of: relative, below: linked.name) {
@@ -144,14 +144,14 @@ final class BundleFolder {
             } else {
                 rc = fstatat(linked.fd, "", &st, Self.emptyPath)
             }
-            let time = rc == 0 ? FileSystem.changeTime(st) : 0
+            let read: FileSystem.Stamp = rc == 0 ? FileSystem.stamp(st) : (0, 0)
             if recording, linkedFolder != nil {
                 relative.withUTF8Bytes { bytes in
                     let start = below ?? bytes.count
-                    linkedSeen.add(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])), time)
+                    linkedSeen.add(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])), read.changeTime)
                 }
             }
-            return (time, rc == 0 ? UInt64(st.st_ino) : 0)
+            return read
         } else if relative.isEmpty, let own {
             return own
         } else if owned {
@@ -161,7 +161,7 @@ final class BundleFolder {
         } else {
             rc = Self.withJoined(name, relative) { fstatat(fd, $0, &st, 0) }
         }
-        return rc == 0 ? (FileSystem.changeTime(st), UInt64(st.st_ino)) : (0, 0)
+        return rc == 0 ? FileSystem.stamp(st) : (0, 0)
     }
 
     /// `body` given `first/second` as a C string (a stamp's path below the parent folder),

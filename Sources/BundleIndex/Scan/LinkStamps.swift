@@ -53,8 +53,8 @@ enum LinkStamps {
         mutating func add(of name: String, in dirFD: Int32) {
             for path in LinkStamps.paths(of: name, in: dirFD) where seen.insert(path).inserted {
                 var st = stat()
-                let found = fstatat(dirFD, path, &st, 0) == 0
-                stamps.append((path, found ? FileSystem.changeTime(st) : 0, found ? UInt64(st.st_ino) : 0))
+                let read: FileSystem.Stamp = fstatat(dirFD, path, &st, 0) == 0 ? FileSystem.stamp(st) : (0, 0)
+                stamps.append((path, read.changeTime, read.inode))
             }
         }
     }

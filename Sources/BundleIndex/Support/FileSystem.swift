@@ -118,10 +118,18 @@ package enum FileSystem {
     /// The status-change time (`st_ctim`) of `path`, following links, in nanoseconds, and its
     /// inode number; both 0 when it cannot be read. What stamps hold (docs/scanning.md,
     /// "Incremental builds").
-    package static func stamp(_ path: String) -> (changeTime: UInt64, inode: UInt64) {
+    package static func stamp(_ path: String) -> Stamp {
         var st = stat()
         guard stat(path, &st) == 0 else { return (0, 0) }
-        return (changeTime(st), UInt64(st.st_ino))
+        return stamp(st)
+    }
+
+    /// A change time (ns) and an inode number: what a stamp holds of a path.
+    package typealias Stamp = (changeTime: UInt64, inode: UInt64)
+
+    /// `st`'s change time (`changeTime`) and inode number.
+    package static func stamp(_ st: stat) -> Stamp {
+        (changeTime(st), UInt64(st.st_ino))
     }
 
     /// `st`'s status-change time in nanoseconds. Stamps hold it, not the modification time:
