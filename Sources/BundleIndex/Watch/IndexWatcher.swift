@@ -256,7 +256,7 @@ public final class IndexWatcher {
     /// Looks at the folder `dir` again in the next batch, a root too (whose parent lies
     /// outside every root, where `markChanged` looks for no bundle).
     func lookAgain(atFolder dir: String) {
-        if roots.contains(where: { sameBytes($0, dir) }) {
+        if isRoot(dir) {
             pending.child(PathText.lastComponent(dir), of: parent(of: dir))
         } else {
             folderChanged(dir)

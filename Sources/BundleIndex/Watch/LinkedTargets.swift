@@ -51,5 +51,10 @@ extension IndexWatcher {
     func isUnderRoot(_ path: String) -> Bool {
         roots.contains { PathText.isSameOrInside(path, $0) }
     }
+
+    /// True when `path` is one of the roots, byte for byte.
+    func isRoot(_ path: String) -> Bool {
+        roots.contains { sameBytes($0, path) }
+    }
 }
 #endif

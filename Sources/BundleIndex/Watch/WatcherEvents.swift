@@ -19,7 +19,7 @@ extension IndexWatcher {
         }
         guard let dir = tree.path(of: e.wd) else { return }
         if e.has(Int32(IN_DELETE_SELF)) || e.has(Int32(IN_MOVE_SELF)) {
-            if roots.contains(where: { sameBytes($0, dir) }) {
+            if isRoot(dir) {
                 rootWentAway(dir)
                 return
             }
