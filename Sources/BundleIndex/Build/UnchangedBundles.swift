@@ -53,7 +53,7 @@ struct UnchangedBundles {
     private func check(_ path: String, trusting: Bool = true) throws -> Reuse? {
         // Every record carries a stamp of the bundle root; one without it was written before the
         // root and Info.plist folders outside the resource tree were stamped, and is read again.
-        guard let record = try snapshot.bundleStamps(path: path), record.root == root else { return nil }
+        guard let record = try snapshot.bundleStamps(path: path), sameBytes(record.root, root) else { return nil }
         // The record's own stamps, and each directory record's (format 11), read in place: a
         // listing is decoded only for a folder the walk enters (decoding every directory record
         // and keying every listing by its absolute path were ~16 % of a one-file build).

@@ -95,7 +95,7 @@ extension IndexWatcher {
         rescanned.insert(path)
         var skipped = 0
         let began = wallClockNanoseconds()
-        let exists = FileSystem.isRealDirectory(path) || roots.contains(path)
+        let exists = FileSystem.isRealDirectory(path) || isRoot(path)
         let listing = exists ? try? DirectoryReader.listing(path, skippedNames: &skipped) : nil
         if let listing, makeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
