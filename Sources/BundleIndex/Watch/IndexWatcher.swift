@@ -41,6 +41,13 @@ public final class IndexWatcher {
     /// Real directories outside a bundle that its symbolic links lead to → the bundles that
     /// index them under their own paths (docs/watching.md, "Links out of a bundle").
     var linkedBy: PathMap<PathSet> = [:]
+    /// `linkedBy` the other way round: bundle → the targets recorded for it.
+    var linkTargets: PathMap<[String]> = [:]
+    /// The folders bundles' stamps look up outside them, with the entries looked up
+    /// (docs/watching.md, "Links not followed").
+    var stampInterests = StampInterests()
+    /// Each root with its real path, for naming real folders as events name them.
+    let realRoots: [(root: String, real: String)]
     /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle`), read once.
     let declaredBundles: PathSet
     var pending = PendingChanges()
@@ -95,6 +102,7 @@ public final class IndexWatcher {
             absolute.append(path)
         }
         self.roots = absolute.sorted(by: byteOrder)
+        self.realRoots = self.roots.compactMap { root in FileSystem.realPath(root).map { (root, $0) } }
         self.store = try IndexStore.openForWriting(path: indexPath)
         self.ownership = try Self.claim(indexPath)
         self.options = options
@@ -140,11 +148,13 @@ public final class IndexWatcher {
                 // The directory records of each bundle kept, for its links out below (the stamps
                 // hold links not followed too, whose targets a scan does not watch either).
                 var keptDirectories: PathMap<[String]> = [:]
+                var keptRecords: PathMap<BundleRecord> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let disk = try? writer.diskStamps(of: record),
                           !disk.stamps.isEmpty, Self.unchanged(disk.stamps, in: record.path, scanBegan: record.scanBegan)
                     else { return true }
                     keptDirectories[path] = disk.directories
+                    keptRecords[path] = record
                     kept += 1
                     return false
                 }
@@ -154,6 +164,7 @@ public final class IndexWatcher {
                         keptUnreadable.append(bundle.path)
                     }
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
+                    noteStampLookups(of: bundle.path, bundle.fileStamps, scanBegan: began)
                     scannedNow.insert(bundle.path)
                     scanned += 1
                 }
@@ -161,6 +172,7 @@ public final class IndexWatcher {
                 // Kept bundles were not scanned: their links out are found from their records.
                 for (path, directories) in keptDirectories where found.contains(path) && !scannedNow.contains(path) {
                     noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: directories))
+                    if let record = keptRecords[path] { noteStampLookups(of: path, record.stamps, scanBegan: record.scanBegan) }
                 }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.
@@ -266,6 +278,8 @@ public final class IndexWatcher {
     /// The folder `dir`'s own entry in its parent changed (created, gone, moved, its mode or
     /// times): `markChanged` of that entry.
     func folderChanged(_ dir: String) {
+        // Its mode or owner may let a resolution through it go further, or not as far.
+        for bundle in stampInterests.bundles(lookingInto: dir) { pending.bundles.insert(bundle) }
         markChanged(parent(of: dir), name: PathText.lastComponent(dir))
     }
 

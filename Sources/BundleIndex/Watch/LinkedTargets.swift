@@ -16,10 +16,13 @@ extension IndexWatcher {
         if PathText.lastComponent(bundle) == "Current", let real = FileSystem.realPath(bundle), !sameBytes(real, bundle) {
             targets.append(real)
         }
-        for (target, linking) in linkedBy where linking.contains(bundle) {
+        // Through what was recorded for the bundle: going through every target for each bundle
+        // was 38 % of a catch-up's CPU on the real corpus ×19 (`perf`).
+        for target in linkTargets[bundle] ?? [] {
             linkedBy[target]?.remove(bundle)
             if linkedBy[target]?.isEmpty == true { linkedBy[target] = nil }
         }
+        linkTargets[bundle] = targets.isEmpty ? nil : targets
         for target in targets {
             linkedBy[target, default: []].insert(bundle)
             // Compared with the roots' real paths: a second watch on an inode already watched

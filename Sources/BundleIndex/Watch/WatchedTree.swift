@@ -85,6 +85,17 @@ final class WatchedTree {
         unwatched = PathSet(unwatched.filter { !PathText.isSameOrInside($0, path) })
     }
 
+    /// Removes the watch of `dir` alone (a folder watched for what is looked up in it, which
+    /// no bundle looks up any more); the folders below keep theirs.
+    func unwatch(_ dir: String) {
+        guard let wd = watchByPath.removeValue(forKey: dir) else {
+            unwatched.remove(dir)
+            return
+        }
+        inotify.removeWatch(wd)
+        pathByWatch[wd] = nil
+    }
+
     /// Records `dir` as a directory without a watch (a root that went away), for
     /// `retryUnwatched` to watch again.
     func markUnwatched(_ dir: String) {

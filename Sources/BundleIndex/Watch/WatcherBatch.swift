@@ -49,7 +49,7 @@ extension IndexWatcher {
                 warnKept(before.sorted(by: byteOrder))
                 return
             }
-            for gone in before { try writer.removeBundle(path: gone); bundles.remove(gone) }
+            for gone in before { try writer.removeBundle(path: gone); forget(gone) }
             return
         }
         var walker = makeWalker()
@@ -64,6 +64,7 @@ extension IndexWatcher {
         let report = try walker.walk(root: path) { bundle in
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), scanBegan: now)) { kept.append(bundle.path) }
             noteLinks(of: bundle.path, to: bundle.outsideTargets)
+            noteStampLookups(of: bundle.path, bundle.fileStamps, scanBegan: now)
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
@@ -73,7 +74,7 @@ extension IndexWatcher {
                 kept.append(gone)
             } else {
                 try writer.removeBundle(path: gone)
-                bundles.remove(gone)
+                forget(gone)
             }
         }
         bundles.formUnion(report.found)
@@ -104,6 +105,7 @@ extension IndexWatcher {
             scannedDirectories += scanner.listed.keys
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), scanBegan: began)) { warnKept([path]) }
             noteLinks(of: path, to: bundle.outsideTargets)
+            noteStampLookups(of: path, bundle.fileStamps, scanBegan: began)
             for w in bundle.warnings { logger.warning("\(w)") }
             return
         }
@@ -115,8 +117,14 @@ extension IndexWatcher {
         }
         for gone in bundles.filter({ PathText.isSameOrInside($0, path) }) {
             try writer.removeBundle(path: gone)
-            bundles.remove(gone)
+            forget(gone)
         }
+    }
+
+    /// `path` is no bundle any more: no batch reads it, and nothing is watched for it.
+    private func forget(_ path: String) {
+        bundles.remove(path)
+        noteStampLookups(of: path, [], scanBegan: 0)
     }
 
     /// Every directory a batch scanned must be watched. One that is not — created and then
@@ -144,6 +152,8 @@ extension IndexWatcher {
         tree.reset()
         movedFrom = [:]
         linkedBy = [:]
+        linkTargets = [:]
+        stampInterests = StampInterests()
         for r in roots { tree.watchRecursively(r) }
         reportLimit()
         var found: PathSet = []
@@ -158,6 +168,7 @@ extension IndexWatcher {
                 let report = try makeWalker().walk(root: r) { bundle in
                     if !(try writer.addBundleUnlessPartial(bundle, root: r, scanBegan: began)) { kept.append(bundle.path) }
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
+                    noteStampLookups(of: bundle.path, bundle.fileStamps, scanBegan: began)
                 }
                 let seen = PathSet(report.found)
                 for path in before where !seen.contains(path) {

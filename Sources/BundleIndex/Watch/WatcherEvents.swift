@@ -28,6 +28,9 @@ extension IndexWatcher {
             // that the rescan of the bundles linking there watches what the path names now
             // (`mv ext/a ext/a.old; mkdir ext/a` left the new folder unwatched).
             if !isUnderRoot(dir) { tree.forget(dir) }
+            // Every stamp resolved through it or a folder below may end elsewhere now; the
+            // rescans watch again what is there.
+            for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
             folderChanged(dir)
             return
         }
@@ -51,13 +54,15 @@ extension IndexWatcher {
                 if let from = movedFrom.removeValue(forKey: e.cookie), from.isDirectory {
                     tree.rename(from.directory + "/" + from.name, to: path)
                     markChanged(from.directory, name: from.name)
-                } else {
+                } else if watchesNewFolders(in: dir) {
                     tree.watchRecursively(path)
                     reportLimit()
                 }
             } else if e.has(Int32(IN_CREATE)) {
-                tree.watchRecursively(path)   // watch first; the batch scans it later
-                reportLimit()
+                if watchesNewFolders(in: dir) {
+                    tree.watchRecursively(path)   // watch first; the batch scans it later
+                    reportLimit()
+                }
             } else if e.has(Int32(IN_DELETE)) {
                 tree.forget(path)
             }
@@ -93,6 +98,7 @@ extension IndexWatcher {
         let path = PathText.child(name, of: directory)
         for bundle in enclosingBundles(of: path) { pending.bundles.insert(bundle) }
         for bundle in bundlesLinking(to: path) { pending.bundles.insert(bundle) }
+        for bundle in stampInterests.bundles(lookingUp: name, in: directory) { pending.bundles.insert(bundle) }
         // Outside the roots (a link target) no bundle is looked for: only the linking ones change.
         guard isUnderRoot(directory) else { return }
         pending.child(name, of: directory)
