@@ -38,7 +38,7 @@ package struct ScannedBundle {
 
     /// Everything whose change can change an answer: every indexed directory and every parsed
     /// file, with its change time. The watcher compares them after a restart.
-    var stamps: [FileStamp] {
+    package var stamps: [FileStamp] {
         directories.map { FileStamp(path: $0.path, changeTime: $0.changeTime, inode: $0.inode) } + fileStamps
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Walks the roots given to `bundleidx build` and finds every bundle, nested ones included
 /// (`Frameworks/`, `PlugIns/`, bundles inside `Resources/`). Each bundle is scanned by
 /// `BundleScanner`; listings it already read are reused while looking for nested bundles.
@@ -265,7 +267,21 @@ struct TreeWalker {
     /// links, but this one names a bundle of its own (`Versions/Current` → `1.28`), which
     /// `Bundle(path:)` answers under the link's path.
     static func isLibraryCurrentLink(_ entry: DirectoryEntry, in directory: String) -> Bool {
-        guard entry.name == "Current", entry.flags.contains(.symlinkToDirectory), directory.hasSuffix("/Versions") else { return false }
+        entry.flags.contains(.symlinkToDirectory) && namesLibraryCurrent(entry.name, in: directory)
+    }
+
+    /// `isLibraryCurrentLink` of the entry at `path`, read from the disk.
+    static func isLibraryCurrentLink(atPath path: String) -> Bool {
+        let utf8 = path.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex,
+              namesLibraryCurrent(String(decoding: utf8[utf8.index(after: slash)...], as: UTF8.self),
+                                  in: String(decoding: utf8[..<slash], as: UTF8.self)) else { return false }
+        var st = stat()
+        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK && FileSystem.isDirectory(path)
+    }
+
+    private static func namesLibraryCurrent(_ name: String, in directory: String) -> Bool {
+        guard name == "Current", directory.hasSuffix("/Versions") else { return false }
         let parts = PathText.components(directory, omittingEmpty: true)
         return parts.count >= 3 && parts[parts.count - 3] == "Libraries"
     }

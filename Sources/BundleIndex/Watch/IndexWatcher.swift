@@ -108,6 +108,7 @@ public final class IndexWatcher {
         self.options = options
         self.inotify = try Inotify()
         self.tree = WatchedTree(inotify: inotify)
+        tree.followedLinks = PathSet(self.roots)
         self.logger = logger
         self.declaredBundles = PathSet(try store.read { try $0.declaredBundles() })
     }
@@ -148,13 +149,13 @@ public final class IndexWatcher {
                 // The directory records of each bundle kept, for its links out below (the stamps
                 // hold links not followed too, whose targets a scan does not watch either).
                 var keptDirectories: PathMap<[String]> = [:]
-                var keptRecords: PathMap<BundleRecord> = [:]
+                var keptStamps: PathMap<(record: BundleRecord, all: [FileStamp])> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let disk = try? writer.diskStamps(of: record),
                           !disk.stamps.isEmpty, Self.unchanged(disk.stamps, in: record.path, scanBegan: record.scanBegan)
                     else { return true }
                     keptDirectories[path] = disk.directories
-                    keptRecords[path] = record
+                    keptStamps[path] = (record, disk.stamps)
                     kept += 1
                     return false
                 }
@@ -164,7 +165,7 @@ public final class IndexWatcher {
                         keptUnreadable.append(bundle.path)
                     }
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
-                    noteStampLookups(of: bundle.path, bundle.fileStamps, scanBegan: began)
+                    noteStampLookups(of: bundle, scanBegan: began)
                     scannedNow.insert(bundle.path)
                     scanned += 1
                 }
@@ -172,7 +173,10 @@ public final class IndexWatcher {
                 // Kept bundles were not scanned: their links out are found from their records.
                 for (path, directories) in keptDirectories where found.contains(path) && !scannedNow.contains(path) {
                     noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: directories))
-                    if let record = keptRecords[path] { noteStampLookups(of: path, record.stamps, scanBegan: record.scanBegan) }
+                    if let kept = keptStamps[path] {
+                        noteStampLookups(of: path, paths: directories + kept.record.stamps.map(\.path), stamps: kept.all,
+                                         scanBegan: kept.record.scanBegan)
+                    }
                 }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.

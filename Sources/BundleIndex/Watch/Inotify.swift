@@ -18,8 +18,9 @@ final class Inotify {
     }
 
     /// The events that can change an answer: entries appearing, disappearing or moving, a
-    /// parsed file rewritten, permissions changing, the directory itself going away.
-    static let watchMask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
+    /// parsed file rewritten (closed after writing, or changed without being open for writing:
+    /// `truncate(2)`), permissions changing, the directory itself going away.
+    static let watchMask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
                                   | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 
     /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`.
@@ -31,9 +32,10 @@ final class Inotify {
 
     deinit { close(fd) }
 
-    /// `inotify_add_watch`. Throws `ENOSPC` when `fs.inotify.max_user_watches` is exhausted.
-    func addWatch(_ path: String) throws -> Int32 {
-        let wd = inotify_add_watch(fd, path, Self.watchMask)
+    /// `inotify_add_watch`; with `follow`, a link at `path` is followed (no `IN_DONT_FOLLOW`).
+    /// Throws `ENOSPC` when `fs.inotify.max_user_watches` is exhausted.
+    func addWatch(_ path: String, follow: Bool = false) throws -> Int32 {
+        let wd = inotify_add_watch(fd, path, follow ? Self.watchMask & ~UInt32(IN_DONT_FOLLOW) : Self.watchMask)
         guard wd >= 0 else { throw BundleIndexError.systemCall("inotify_add_watch \(path)") }
         return wd
     }

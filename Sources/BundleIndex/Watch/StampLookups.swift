@@ -16,53 +16,93 @@ enum StampLookups {
         let name: String?
     }
 
-    /// The lookups the kernel makes resolving `relative` from the real folder `start` (a path
-    /// without links), links followed as it follows them: a relative one from the folder that
-    /// holds it, an absolute one from `/`, at most `LinkStamps.maximumSteps` of them. The
-    /// resolution stops where the path stops resolving — at an entry that is missing (its
-    /// creation is an event in its folder), a file with more to come, a link that cannot be
-    /// read — and the lookups made so far are those that can make it resolve again. A path
-    /// that ends at a folder adds that folder's entries.
-    static func lookups(of relative: String, from start: String) -> [Lookup] {
-        var out: [Lookup] = []
-        var folder = start
-        // The components still to resolve, the next one last.
-        var rest = Array(PathText.components(relative, omittingEmpty: true).reversed())
-        var links = 0
-        while let component = rest.popLast() {
-            if sameBytes(component, ".") { continue }
-            if sameBytes(component, "..") {
-                folder = parent(of: folder)
-                continue
+    /// Resolves paths relative to one real folder (a bundle's), collecting the lookups. Paths
+    /// that begin alike are resolved alike: where each prefix of a path led is kept, so the
+    /// directory records below a link (`Resources/English.lproj`, …) cost one `lstat` each.
+    struct Resolver {
+        let start: String
+        /// Lookups made, each once (by folder, then name; "" stands for any entry).
+        private(set) var lookups: [Lookup] = []
+        private var seen: PathMap<PathSet> = [:]
+        /// Original path prefix → the real folder it led to, nil when its resolution ended.
+        private var reached: PathMap<String?> = [:]
+
+        init(start: String) { self.start = start }
+
+        /// Adds the lookups the kernel makes resolving `relative` from `start`, links followed
+        /// as it follows them: a relative one from the folder that holds it, an absolute one
+        /// from `/`, at most `LinkStamps.maximumSteps` for one component. The resolution stops
+        /// where the path stops resolving — at an entry that is missing (its creation is an
+        /// event in its folder), a file with more to come, a link that cannot be read — and
+        /// the lookups made so far are those that can make it resolve again. A path that ends
+        /// at a folder adds that folder's entries.
+        mutating func add(_ relative: String) {
+            let components = PathText.components(relative, omittingEmpty: true)
+            // The longest prefix resolved before, if any.
+            var done = components.count
+            var folder: String? = start
+            while done > 0 {
+                if let known = reached[components[..<done].joined(separator: "/")] {
+                    folder = known
+                    break
+                }
+                done -= 1
             }
-            out.append(Lookup(folder: folder, name: component))
-            let path = PathText.child(component, of: folder)
-            var st = stat()
-            guard lstat(path, &st) == 0 else { return out }
-            switch st.st_mode & S_IFMT {
-            case S_IFDIR:
-                folder = path
-            case S_IFLNK:
-                links += 1
-                guard links <= LinkStamps.maximumSteps, let text = LinkStamps.text(of: path, in: AT_FDCWD) else { return out }
-                if text.utf8.first == UInt8(ascii: "/") { folder = "/" }
-                rest.append(contentsOf: PathText.components(text, omittingEmpty: true).reversed())
-            default:
-                return out
+            var prefix = components[..<done].joined(separator: "/")
+            for component in components[done...] {
+                guard let from = folder else { return }
+                folder = resolve(component, from: from)
+                prefix = PathText.join(prefix, component)
+                reached[prefix] = .some(folder)
             }
+            if let folder { note(folder, nil) }
         }
-        out.append(Lookup(folder: folder, name: nil))
-        return out
+
+        /// Resolves one component of a path from the real folder `from`: the real folder it
+        /// leads to, nil when the resolution ends there.
+        private mutating func resolve(_ component: String, from: String) -> String? {
+            var folder = from
+            // The components still to resolve (a link's text adds its own), the next one last.
+            var rest = [component]
+            var links = 0
+            while let c = rest.popLast() {
+                if sameBytes(c, ".") { continue }
+                if sameBytes(c, "..") {
+                    folder = parent(of: folder)
+                    continue
+                }
+                note(folder, c)
+                let path = PathText.child(c, of: folder)
+                var st = stat()
+                guard lstat(path, &st) == 0 else { return nil }
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR:
+                    folder = path
+                case S_IFLNK:
+                    links += 1
+                    guard links <= LinkStamps.maximumSteps, let text = LinkStamps.text(of: path, in: AT_FDCWD) else { return nil }
+                    if text.utf8.first == UInt8(ascii: "/") { folder = "/" }
+                    rest.append(contentsOf: PathText.components(text, omittingEmpty: true).reversed())
+                default:
+                    return nil
+                }
+            }
+            return folder
+        }
+
+        private mutating func note(_ folder: String, _ name: String?) {
+            if seen[folder, default: []].insert(name ?? "").inserted { lookups.append(Lookup(folder: folder, name: name)) }
+        }
     }
 
-    /// The stamps of `bundle` (relative to it) whose resolution may look up an entry outside
-    /// it: those that climb (`..`) or pass through a link before they end. Most stamps name
-    /// the bundle's own files (Info.plist, an InfoPlist.strings per lproj), which need neither
-    /// the bundle's `realpath` nor `lookups`: the bundle folder is opened once and each of its
-    /// folders checked once, with `fstatat`. None when the bundle cannot be opened: then it is
-    /// gone, and read again for that.
-    static func leaving(_ stamps: [FileStamp], of bundle: String) -> [FileStamp] {
-        guard stamps.contains(where: { !$0.path.isEmpty }) else { return [] }
+    /// The paths of `bundle` (relative to it) whose resolution may look up an entry outside
+    /// it: those that climb (`..`) or pass through a link before they end. Most name the
+    /// bundle's own folders and files, which need neither the bundle's `realpath` nor a
+    /// `Resolver`: the bundle folder is opened once and each of its folders checked once, with
+    /// `fstatat`. None when the bundle cannot be opened: then it is gone, and read again for
+    /// that.
+    static func leaving(_ paths: [String], of bundle: String) -> [String] {
+        guard paths.contains(where: { !$0.isEmpty }) else { return [] }
         let fd = open(bundle, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
@@ -86,7 +126,7 @@ enum StampLookups {
             }
             return false
         }
-        return stamps.filter { !$0.path.isEmpty && mayLeave($0.path) }
+        return paths.filter { !$0.isEmpty && mayLeave($0) }
     }
 
     /// The folder holding the real path `path` ("/" for "/" itself, as `..` does there).

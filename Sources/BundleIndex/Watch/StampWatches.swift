@@ -6,23 +6,27 @@ import Glibc
 /// outside the bundle, one watch each (`StampLookups`), and reads the bundle again when an
 /// entry it looks up changes.
 extension IndexWatcher {
-    /// Records what `bundle`'s stamps (relative to it; those of no directory record) look up
-    /// outside it, replacing what was recorded, and watches each such folder outside the
-    /// roots. A folder watched only now may have changed between the scan and its watch,
-    /// unseen: unless every stamp still matches the disk and had settled when the scan began,
-    /// the bundle is read again in the next batch. No stamps: forgets the bundle.
-    func noteStampLookups(of bundle: String, _ stamps: [FileStamp], scanBegan: UInt64) {
+    /// Records what `bundle`'s stamps look up outside it, replacing what was recorded, and
+    /// watches each such folder outside the roots. `paths` are those of its stamps, relative
+    /// to it: its directory records (a folder reached through a link moves when a folder on
+    /// the link's way is renamed) and the stamps of no directory record (the folders links
+    /// not followed lead into, its Info.plist…); a strings table's stamp needs nothing, as a
+    /// table that is a link has the stamps of a link. A folder watched only now may have
+    /// changed between the scan and its watch, unseen: unless every one of `stamps` still
+    /// matches the disk and had settled when the scan began, the bundle is read again in the
+    /// next batch. No paths: forgets the bundle.
+    func noteStampLookups(of bundle: String, paths: [String], stamps: [FileStamp], scanBegan: UInt64) {
         var lookups: [StampLookups.Lookup] = []
-        let leaving = StampLookups.leaving(stamps, of: bundle)
+        let leaving = StampLookups.leaving(paths, of: bundle)
         if let real = leaving.isEmpty ? nil : FileSystem.realPath(bundle) {
-            var seen: PathMap<PathSet> = [:]
-            for stamp in leaving {
-                for lookup in StampLookups.lookups(of: stamp.path, from: real) where !PathText.isSameOrInside(lookup.folder, real) {
-                    let folder = eventPath(ofReal: lookup.folder)
-                    // "" stands for any entry: no entry has an empty name.
-                    guard seen[folder, default: []].insert(lookup.name ?? "").inserted else { continue }
-                    lookups.append(StampLookups.Lookup(folder: folder, name: lookup.name))
-                }
+            var resolver = StampLookups.Resolver(start: real)
+            for path in leaving { resolver.add(path) }
+            // What lies in a followed link's target is watched with the target's tree, as far
+            // as the bound on those watches lets it (`noteLinks`): only the way there is added.
+            let targets = linkTargets[bundle] ?? []
+            for lookup in resolver.lookups
+            where !PathText.isSameOrInside(lookup.folder, real) && !targets.contains(where: { PathText.isSameOrInside(lookup.folder, $0) }) {
+                lookups.append(StampLookups.Lookup(folder: eventPath(ofReal: lookup.folder), name: lookup.name))
             }
         }
         for folder in stampInterests.set(lookups, for: bundle) where !isUnderRoot(folder) && !isBelowLinkTarget(folder) {
@@ -38,6 +42,12 @@ extension IndexWatcher {
             pending.bundles.insert(bundle)
             pending.touched(at: monotonicSeconds())
         }
+    }
+
+    /// `noteStampLookups` of a bundle just scanned.
+    func noteStampLookups(of bundle: ScannedBundle, scanBegan: UInt64) {
+        noteStampLookups(of: bundle.path, paths: bundle.directories.map(\.path) + bundle.fileStamps.map(\.path),
+                         stamps: bundle.stamps, scanBegan: scanBegan)
     }
 
     /// The path the watcher's events give a real folder: below a root, the root's path as

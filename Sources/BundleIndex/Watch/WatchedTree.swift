@@ -12,6 +12,10 @@ final class WatchedTree {
     private(set) var unwatched: PathSet = []
     /// Set when `inotify_add_watch` first fails with ENOSPC, for the one log message.
     private(set) var limitReached = false
+    /// Paths watched through the link they may be (the roots: a root given as a link to a
+    /// folder is watched where it leads, as `build` walks it); every other watch is of the
+    /// path itself (`IN_DONT_FOLLOW`), as the tree walk does not follow links.
+    var followedLinks: PathSet = []
     /// Test seam: pretend the limit is this many watches.
     var artificialLimit: Int?
 
@@ -59,8 +63,15 @@ final class WatchedTree {
             return false
         }
         do {
-            let wd = try inotify.addWatch(dir)
-            if let old = pathByWatch[wd], !sameBytes(old, dir) { watchByPath[old] = nil }
+            let wd = try inotify.addWatch(dir, follow: followedLinks.contains(dir))
+            if let old = pathByWatch[wd], !sameBytes(old, dir) {
+                // The kernel gives one watch per folder. Reached here through a link
+                // (`X.app/ext/sub` with `ext -> ../Y.app/dir`), a folder keeps its own path:
+                // taken over, its events named the link's path, the bundle that holds it went
+                // stale and the two paths took the watch from each other in every batch.
+                if Self.keepsPath(old, over: dir) { return false }
+                watchByPath[old] = nil
+            }
             pathByWatch[wd] = dir
             watchByPath[dir] = wd
             unwatched.remove(dir)
@@ -73,6 +84,17 @@ final class WatchedTree {
             // that follows the rename finds it, see IndexWatcher.watchScanned).
         }
         return false
+    }
+
+    /// Whether the folder watched as `watched` keeps that path when it is watched again as
+    /// `path`: when `watched` is its real path, or when neither is and `watched` still leads to
+    /// it (below a root given as a link). A folder that moved away takes the new path.
+    private static func keepsPath(_ watched: String, over path: String) -> Bool {
+        guard let real = FileSystem.realPath(path) else { return false }
+        if sameBytes(real, watched) { return true }
+        if sameBytes(real, path) { return false }
+        var a = stat(), b = stat()
+        return stat(watched, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
     /// Forgets `path` and everything below it (deleted, or moved out of the tree).

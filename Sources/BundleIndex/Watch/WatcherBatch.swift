@@ -43,7 +43,7 @@ extension IndexWatcher {
     private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout PathSet,
                            _ scannedDirectories: inout [String]) throws {
         let before = bundles.filter { PathText.isSameOrInside($0, path) }
-        guard FileSystem.isRealDirectory(path) else {
+        guard FileSystem.isRealDirectory(path) || TreeWalker.isLibraryCurrentLink(atPath: path) else {
             // Behind a folder this process may not search: hidden, not gone (as a build keeps it).
             if FileSystem.isHidden(path) {
                 warnKept(before.sorted(by: byteOrder))
@@ -64,7 +64,7 @@ extension IndexWatcher {
         let report = try walker.walk(root: path) { bundle in
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), scanBegan: now)) { kept.append(bundle.path) }
             noteLinks(of: bundle.path, to: bundle.outsideTargets)
-            noteStampLookups(of: bundle.path, bundle.fileStamps, scanBegan: now)
+            noteStampLookups(of: bundle, scanBegan: now)
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
@@ -96,16 +96,19 @@ extension IndexWatcher {
         rescanned.insert(path)
         var skipped = 0
         let began = wallClockNanoseconds()
-        let exists = FileSystem.isRealDirectory(path) || isRoot(path)
+        // A root or a library's `Versions/Current` may be a link the walk follows.
+        let exists = FileSystem.isRealDirectory(path) || isRoot(path) || TreeWalker.isLibraryCurrentLink(atPath: path)
         let listing = exists ? try? DirectoryReader.listing(path, skippedNames: &skipped) : nil
         if let listing, makeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
             scanner.listingCache[path] = listing
             let bundle = try scanner.scan()
-            scannedDirectories += scanner.listed.keys
+            // Folders reached through links are watched under their own paths, as the walk
+            // watches them (`WatchedTree.watch`).
+            scannedDirectories += scanner.listed.keys.filter { !scanner.reachedThroughLinks.contains($0) }
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), scanBegan: began)) { warnKept([path]) }
             noteLinks(of: path, to: bundle.outsideTargets)
-            noteStampLookups(of: path, bundle.fileStamps, scanBegan: began)
+            noteStampLookups(of: bundle, scanBegan: began)
             for w in bundle.warnings { logger.warning("\(w)") }
             return
         }
@@ -113,6 +116,12 @@ extension IndexWatcher {
         // is not a bundle that went away.
         if listing == nil && (FileSystem.isRealDirectory(path) || FileSystem.isHidden(path)) {
             warnKept(bundles.filter { PathText.isSameOrInside($0, path) }.sorted(by: byteOrder))
+            return
+        }
+        // A folder that is no bundle any more may still hold bundles (`O/Resources/English.lproj
+        // /P.bundle` once `O` lost its Info-gnustep.plist): the walk from it keeps them.
+        if listing != nil {
+            try lookAgain(at: path, writer, &rescanned, &scannedDirectories)
             return
         }
         for gone in bundles.filter({ PathText.isSameOrInside($0, path) }) {
@@ -124,7 +133,7 @@ extension IndexWatcher {
     /// `path` is no bundle any more: no batch reads it, and nothing is watched for it.
     private func forget(_ path: String) {
         bundles.remove(path)
-        noteStampLookups(of: path, [], scanBegan: 0)
+        noteStampLookups(of: path, paths: [], stamps: [], scanBegan: 0)
     }
 
     /// Every directory a batch scanned must be watched. One that is not — created and then
@@ -168,7 +177,7 @@ extension IndexWatcher {
                 let report = try makeWalker().walk(root: r) { bundle in
                     if !(try writer.addBundleUnlessPartial(bundle, root: r, scanBegan: began)) { kept.append(bundle.path) }
                     noteLinks(of: bundle.path, to: bundle.outsideTargets)
-                    noteStampLookups(of: bundle.path, bundle.fileStamps, scanBegan: began)
+                    noteStampLookups(of: bundle, scanBegan: began)
                 }
                 let seen = PathSet(report.found)
                 for path in before where !seen.contains(path) {

@@ -70,7 +70,7 @@ extension IndexWatcher {
             movedFrom[e.cookie] = (dir, e.name, false)
         } else if e.has(Int32(IN_MOVED_TO)) {
             if let from = movedFrom.removeValue(forKey: e.cookie) { markChanged(from.directory, name: from.name) }
-        } else if e.has(Int32(IN_CLOSE_WRITE)) || e.has(Int32(IN_ATTRIB)) {
+        } else if e.has(Int32(IN_CLOSE_WRITE)) || e.has(Int32(IN_MODIFY)) || e.has(Int32(IN_ATTRIB)) {
             // Only the content of parsed files matters (Info.plist, every strings table); a
             // permission change can hide a directory.
             let parsed = (e.name.lowercased().hasPrefix("info") && e.name.hasSuffix(".plist")) || StringsTable.isTable(e.name)
@@ -103,11 +103,22 @@ extension IndexWatcher {
         guard isUnderRoot(directory) else { return }
         pending.child(name, of: directory)
         // A directory can become a bundle (or stop being one) through its own entries:
-        // Info.plist, or a Contents/Resources folder that changes its layout.
+        // Info.plist, or a Contents/Resources folder that changes its layout; and through an
+        // Info.plist in such a folder of its own (`D/Resources/Info-gnustep.plist`).
         let lower = name.lowercased()
-        if lower.hasPrefix("info") || lower == "contents" || lower == "resources" || lower == "support files" {
+        if lower.hasPrefix("info") || Self.isLayoutFolder(lower) {
             pending.child(PathText.lastComponent(directory), of: parent(of: directory))
         }
+        if lower.hasPrefix("info"), Self.isLayoutFolder(PathText.lastComponent(directory).lowercased()), !isRoot(directory) {
+            let above = parent(of: directory)
+            pending.child(PathText.lastComponent(above), of: parent(of: above))
+        }
+    }
+
+    /// A folder whose Info.plist makes the folder above it a bundle (`BundleLayout`), by its
+    /// lower-cased name.
+    static func isLayoutFolder(_ lower: String) -> Bool {
+        lower == "contents" || lower == "resources" || lower == "support files"
     }
 
     /// Indexed bundles equal to `path` or containing it.

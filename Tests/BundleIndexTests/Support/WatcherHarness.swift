@@ -15,14 +15,20 @@ final class WatcherHarness: @unchecked Sendable {
 
     /// Builds `files` under a new root, starts watching it (after catching up). `prepare` runs
     /// before the watcher opens the index, with the root and the index path.
+    /// With `rootIsALink` the root is a symbolic link to the folder holding `files`.
     init(_ files: [String: String] = [:], links: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
-         configure: (IndexWatcher) -> Void = { _ in },
+         rootIsALink: Bool = false, configure: (IndexWatcher) -> Void = { _ in },
          prepare: (_ root: String, _ indexPath: String) throws -> Void = { _, _ in }) throws {
         let fixture = try BundleFixture(files, links: links)
         root = makeTempDirectory(prefix: "watch")
         indexPath = root + "-index"
         try FileManager.default.removeItem(atPath: root)
-        try FileManager.default.moveItem(atPath: fixture.root, toPath: root)
+        if rootIsALink {
+            try FileManager.default.moveItem(atPath: fixture.root, toPath: root + "-real")
+            try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: root + "-real")
+        } else {
+            try FileManager.default.moveItem(atPath: fixture.root, toPath: root)
+        }
         try prepare(root, indexPath)
         watcher = try IndexWatcher(roots: [root], indexPath: indexPath, options: options,
                                    logger: Logger(label: "test.watch", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -50,6 +56,7 @@ final class WatcherHarness: @unchecked Sendable {
 
     deinit {
         try? FileManager.default.removeItem(atPath: root)
+        try? FileManager.default.removeItem(atPath: root + "-real")
         try? FileManager.default.removeItem(atPath: indexPath)
     }
 
