@@ -124,3 +124,85 @@ struct LinkWatchTests {
         #expect(h.watcher.stampInterests.folderCount == 0)
     }
 }
+
+@Suite("Watcher: folders watched for links' lookups", .serialized, .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))
+struct LookupFolderTests {
+    @Test("a root renamed away and back in a folder watched for a link's lookups went away, and is watched again")
+    func rootRenamedAwayAndBack() throws {
+        // Its rename was taken for a folder's inside the tree: its watches were carried to the
+        // new name, it was never marked gone, and never watched again (every sync timed out).
+        let sibling = "sib-" + UUID().uuidString
+        var options = IndexWatcher.Options()
+        options.rescanInterval = 0.2
+        let h = try WatcherHarness(LinkWatchTests.app, links: ["A.app/x.png": "../../\(sibling)/x.png"], options: options)
+        defer { h.stop() }
+        // The link climbs out of the root: the root's parent is watched for the entry `sib-…`.
+        #expect(h.watcher.stampInterests.folderCount == 1)
+        #expect(rename(h.root, h.root + "-away") == 0)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(rename(h.root + "-away", h.root) == 0)
+        try h.write("A.app/new.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("new", "png") == "new.png")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("a folder watched for a link's lookups that holds the root, renamed away and back: the root keeps its watches")
+    func lookupFolderAboveTheRoot() throws {
+        let out = LinkWatchTests.Outside()
+        try FileManager.default.createDirectory(atPath: out.path + "/p", withIntermediateDirectories: true)
+        // `../../../p/x.png` climbs from A.app to `out` and looks `x.png` up in `p`, which holds the root.
+        let h = try WatcherHarness(LinkWatchTests.app, links: ["A.app/x.png": "../../../p/x.png"], rootIn: out.path + "/p")
+        defer { h.stop() }
+        try h.sync()
+        #expect(rename(out.path + "/p", out.path + "/q") == 0)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(rename(out.path + "/q", out.path + "/p") == 0)
+        try h.write("B.app/Info.plist", infoPlist(["CFBundleIdentifier": "org.example.b"]))
+        try h.sync()
+        #expect(try h.bundle("B.app") != nil)
+        #expect(try h.verify() == [])
+    }
+
+    @Test("a folder watched for a link's lookups renamed away and back keeps the watches of link targets below it")
+    func lookupFolderRenamedAwayAndBack() throws {
+        let out = LinkWatchTests.Outside()
+        try out.folder("ext/p/target", files: ["a.png"])
+        let h = try WatcherHarness(LinkWatchTests.app.merging(["B.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.b"])]) { $1 },
+                                   links: ["A.app/sub": out.path + "/ext/p/target", "B.app/y.png": out.path + "/ext/missing.png"])
+        defer { h.stop() }
+        // The catch-up's stamps were not settled: a first batch reads the bundles again.
+        try h.sync()
+        #expect(rename(out.path + "/ext", out.path + "/ext2") == 0)
+        try h.sync()
+        #expect(rename(out.path + "/ext2", out.path + "/ext") == 0)
+        try h.sync()
+        FileManager.default.createFile(atPath: out.path + "/ext/p/target/new.png", contents: Data())
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("new", "png", dir: "sub") == "sub/new.png")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("files a bundle's links name under other names, edited in place: Info.plist and a strings table")
+    func parsedFilesBehindLinks() throws {
+        let out = LinkWatchTests.Outside()
+        try Data(infoPlist(["CFBundleIdentifier": "org.example.one"]).utf8).write(to: URL(fileURLWithPath: out.path + "/app-info.xml"))
+        try Data("\"k\" = \"v1\";".utf8).write(to: URL(fileURLWithPath: out.path + "/loc.txt"))
+        let h = try WatcherHarness(["A.app/a.png": ""],
+                                   links: ["A.app/Info.plist": out.path + "/app-info.xml", "A.app/en.lproj/Localizable.strings": out.path + "/loc.txt"])
+        defer { h.stop() }
+        try h.sync()
+        #expect(try h.bundle("A.app")?.bundleIdentifier == "org.example.one")
+        // Written in place: truncated, written, closed (no rename, so no entry changes).
+        for (file, text) in [("app-info.xml", infoPlist(["CFBundleIdentifier": "org.example.two"])), ("loc.txt", "\"k\" = \"v2\";")] {
+            let fd = open(out.path + "/" + file, O_WRONLY | O_TRUNC)
+            #expect(fd >= 0)
+            _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        try h.sync()
+        #expect(try h.bundle("A.app")?.bundleIdentifier == "org.example.two")
+        #expect(try h.bundle("A.app")?.localizedString(forKey: "k", value: nil, table: nil, forLocalization: "en") == "v2")
+        #expect(try h.verify() == [])
+    }
+}

@@ -149,13 +149,13 @@ public final class IndexWatcher {
                 // The directory records of each bundle kept, for its links out below (the stamps
                 // hold links not followed too, whose targets a scan does not watch either).
                 var keptDirectories: PathMap<[String]> = [:]
-                var keptStamps: PathMap<(record: BundleRecord, all: [FileStamp])> = [:]
+                var keptRecords: PathMap<BundleRecord> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let disk = try? writer.diskStamps(of: record),
                           !disk.stamps.isEmpty, Self.unchanged(disk.stamps, in: record.path, scanBegan: record.scanBegan)
                     else { return true }
                     keptDirectories[path] = disk.directories
-                    keptStamps[path] = (record, disk.stamps)
+                    keptRecords[path] = record
                     kept += 1
                     return false
                 }
@@ -173,9 +173,9 @@ public final class IndexWatcher {
                 // Kept bundles were not scanned: their links out are found from their records.
                 for (path, directories) in keptDirectories where found.contains(path) && !scannedNow.contains(path) {
                     noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: directories))
-                    if let kept = keptStamps[path] {
-                        noteStampLookups(of: path, paths: directories + kept.record.stamps.map(\.path), stamps: kept.all,
-                                         scanBegan: kept.record.scanBegan)
+                    if let record = keptRecords[path] {
+                        noteStampLookups(of: path, paths: directories + record.stamps.map(\.path),
+                                         stamps: { try? writer.diskStamps(of: record).stamps }, scanBegan: record.scanBegan)
                     }
                 }
                 for path in indexed.keys where !found.contains(path) {
@@ -249,7 +249,10 @@ public final class IndexWatcher {
             // back in this retry too: what changed in them while they had none made no event.
             let unwatched = Array(tree.unwatched)
             tree.retryUnwatched()
-            for dir in unwatched { lookAgain(atFolder: dir) }
+            for dir in unwatched {
+                lookAgain(atFolder: dir)
+                if isRoot(dir) { releaseCookiesOfReturned(dir) }
+            }
             pending.touched(at: now)
         }
         // Events that made no work (a plain file's close-write) leave nothing to wait for.
@@ -285,6 +288,14 @@ public final class IndexWatcher {
         // Its mode or owner may let a resolution through it go further, or not as far.
         for bundle in stampInterests.bundles(lookingInto: dir) { pending.bundles.insert(bundle) }
         markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+    }
+
+    /// A root watched again after it went away: a `sync` that dropped its cookie there before
+    /// the watch made no event. The batch that looks at the root again covers every change
+    /// made before the cookie, so the cookies found now are released with it.
+    func releaseCookiesOfReturned(_ root: String) {
+        guard !tree.unwatched.contains(root) else { return }
+        pending.cookies += cookies(in: root)
     }
 
     /// "live", or "degraded" while some folder has no watch (the watch limit, a root gone).

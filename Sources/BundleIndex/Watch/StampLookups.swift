@@ -21,9 +21,11 @@ enum StampLookups {
     /// directory records below a link (`Resources/English.lproj`, …) cost one `lstat` each.
     struct Resolver {
         let start: String
-        /// Lookups made, each once (by folder, then name; "" stands for any entry).
+        /// Lookups made, each once.
         private(set) var lookups: [Lookup] = []
-        private var seen: PathMap<PathSet> = [:]
+        /// Folder and name of each lookup made, joined by a NUL (no path holds one; an empty
+        /// name stands for any entry).
+        private var seen: PathSet = []
         /// Original path prefix → the real folder it led to, nil when its resolution ended.
         private var reached: PathMap<String?> = [:]
 
@@ -91,7 +93,7 @@ enum StampLookups {
         }
 
         private mutating func note(_ folder: String, _ name: String?) {
-            if seen[folder, default: []].insert(name ?? "").inserted { lookups.append(Lookup(folder: folder, name: name)) }
+            if seen.insert(folder + "\0" + (name ?? "")).inserted { lookups.append(Lookup(folder: folder, name: name)) }
         }
     }
 
@@ -141,11 +143,15 @@ enum StampLookups {
 /// one of those folders names the bundles to read again. Folders and names are compared by
 /// their bytes, and folders are named as the watcher's events name them.
 struct StampInterests {
-    private struct Folder {
+    /// A class: changed in place where it is kept (a struct in a `PathMap` was copied, with
+    /// all its names, for every lookup added: a bundle with 20 000 links into one folder took
+    /// a catch-up 5–8 s).
+    private final class Folder {
         /// Entry name → the bundles that look it up.
         var byName: PathMap<PathSet> = [:]
         /// The bundles that look at every entry.
         var anyEntry: PathSet = []
+        var isEmpty: Bool { byName.isEmpty && anyEntry.isEmpty }
     }
 
     private var byFolder: PathMap<Folder> = [:]
@@ -158,26 +164,36 @@ struct StampInterests {
     mutating func set(_ lookups: [StampLookups.Lookup], for bundle: String) -> [String] {
         var emptied: [String] = []
         for old in ofBundle[bundle] ?? [] {
-            guard var folder = byFolder[old.folder] else { continue }
+            guard let folder = byFolder[old.folder] else { continue }
             if let name = old.name {
-                folder.byName[name]?.remove(bundle)
-                if folder.byName[name]?.isEmpty == true { folder.byName.removeValue(forKey: name) }
+                if var bundles = folder.byName.removeValue(forKey: name) {
+                    bundles.remove(bundle)
+                    if !bundles.isEmpty { folder.byName[name] = bundles }
+                }
             } else {
                 folder.anyEntry.remove(bundle)
             }
-            if folder.byName.isEmpty && folder.anyEntry.isEmpty {
+            if folder.isEmpty {
                 byFolder.removeValue(forKey: old.folder)
                 emptied.append(old.folder)
-            } else {
-                byFolder[old.folder] = folder
             }
         }
         ofBundle[bundle] = lookups.isEmpty ? nil : lookups
         for lookup in lookups {
-            if let name = lookup.name {
-                byFolder[lookup.folder, default: Folder()].byName[name, default: []].insert(bundle)
+            let folder: Folder
+            if let known = byFolder[lookup.folder] {
+                folder = known
             } else {
-                byFolder[lookup.folder, default: Folder()].anyEntry.insert(bundle)
+                folder = Folder()
+                byFolder[lookup.folder] = folder
+            }
+            if let name = lookup.name {
+                // Taken out and put back: changed in place, not copied.
+                var bundles = folder.byName.removeValue(forKey: name) ?? []
+                bundles.insert(bundle)
+                folder.byName[name] = bundles
+            } else {
+                folder.anyEntry.insert(bundle)
             }
         }
         return emptied.filter { byFolder[$0] == nil }

@@ -12,10 +12,11 @@ extension IndexWatcher {
     /// the link's way is renamed) and the stamps of no directory record (the folders links
     /// not followed lead into, its Info.plist…); a strings table's stamp needs nothing, as a
     /// table that is a link has the stamps of a link. A folder watched only now may have
-    /// changed between the scan and its watch, unseen: unless every one of `stamps` still
-    /// matches the disk and had settled when the scan began, the bundle is read again in the
-    /// next batch. No paths: forgets the bundle.
-    func noteStampLookups(of bundle: String, paths: [String], stamps: [FileStamp], scanBegan: UInt64) {
+    /// changed between the scan and its watch, unseen: unless every one of `stamps` (all the
+    /// bundle's, asked only then; nil when they cannot be read) still matches the disk and had
+    /// settled when the scan began, the bundle is read again in the next batch. No paths:
+    /// forgets the bundle.
+    func noteStampLookups(of bundle: String, paths: [String], stamps: () -> [FileStamp]?, scanBegan: UInt64) {
         var lookups: [StampLookups.Lookup] = []
         let leaving = StampLookups.leaving(paths, of: bundle)
         if let real = leaving.isEmpty ? nil : FileSystem.realPath(bundle) {
@@ -38,7 +39,7 @@ extension IndexWatcher {
         }
         guard added else { return }
         reportLimit()
-        if !Self.unchanged(stamps, in: bundle, scanBegan: scanBegan) {
+        if !(stamps().map { Self.unchanged($0, in: bundle, scanBegan: scanBegan) } ?? false) {
             pending.bundles.insert(bundle)
             pending.touched(at: monotonicSeconds())
         }
@@ -47,7 +48,7 @@ extension IndexWatcher {
     /// `noteStampLookups` of a bundle just scanned.
     func noteStampLookups(of bundle: ScannedBundle, scanBegan: UInt64) {
         noteStampLookups(of: bundle.path, paths: bundle.directories.map(\.path) + bundle.fileStamps.map(\.path),
-                         stamps: bundle.stamps, scanBegan: scanBegan)
+                         stamps: { bundle.stamps }, scanBegan: scanBegan)
     }
 
     /// The path the watcher's events give a real folder: below a root, the root's path as

@@ -97,14 +97,15 @@ final class WatchedTree {
         return stat(watched, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
-    /// Forgets `path` and everything below it (deleted, or moved out of the tree).
-    func forget(_ path: String) {
-        for (dir, wd) in watchByPath where PathText.isSameOrInside(dir, path) {
+    /// Forgets `path` and everything below it (deleted, or moved out of the tree), but the
+    /// folders `keeping` names.
+    func forget(_ path: String, keeping: (String) -> Bool = { _ in false }) {
+        for (dir, wd) in watchByPath where PathText.isSameOrInside(dir, path) && !keeping(dir) {
             inotify.removeWatch(wd)
             watchByPath[dir] = nil
             pathByWatch[wd] = nil
         }
-        unwatched = PathSet(unwatched.filter { !PathText.isSameOrInside($0, path) })
+        unwatched = PathSet(unwatched.filter { !PathText.isSameOrInside($0, path) || keeping($0) })
     }
 
     /// Removes the watch of `dir` alone (a folder watched for what is looked up in it, which

@@ -28,6 +28,10 @@ extension IndexWatcher {
                     try rescanBundle(path, writer, &rescanned, &scannedDirectories)
                 }
                 try writer.bumpGeneration()
+                // `bundleidx stats` shows how many folders are watched (the count of the batch
+                // before: this batch's new folders get their watches after it commits).
+                try writer.setMeta(.watchedDirectories, u64: UInt64(tree.count))
+                try writer.setMeta(.unwatchedDirectories, u64: UInt64(tree.unwatched.count))
             }
             watchScanned(scannedDirectories)
             if liveOrDegraded != writtenState { try setState(liveOrDegraded) }
@@ -133,7 +137,7 @@ extension IndexWatcher {
     /// `path` is no bundle any more: no batch reads it, and nothing is watched for it.
     private func forget(_ path: String) {
         bundles.remove(path)
-        noteStampLookups(of: path, paths: [], stamps: [], scanBegan: 0)
+        noteStampLookups(of: path, paths: [], stamps: { [] }, scanBegan: 0)
     }
 
     /// Every directory a batch scanned must be watched. One that is not — created and then
@@ -202,11 +206,14 @@ extension IndexWatcher {
     /// Sync cookies lying in the roots (`bundleidx sync` drops them; one whose `sync` was killed
     /// stays until a watcher removes it).
     func cookiesInRoots() -> [String] {
+        roots.flatMap(cookies(in:))
+    }
+
+    /// Sync cookies lying in `root`.
+    func cookies(in root: String) -> [String] {
         var skipped = 0
-        return roots.flatMap { root in
-            ((try? DirectoryReader.listAll(root, skippedNames: &skipped)) ?? [])
-                .filter { $0.hasPrefix(SyncCookie.prefix) }.map { root + "/" + $0 }
-        }
+        return ((try? DirectoryReader.listAll(root, skippedNames: &skipped)) ?? [])
+            .filter { $0.hasPrefix(SyncCookie.prefix) }.map { root + "/" + $0 }
     }
 
     func root(of path: String) -> String {

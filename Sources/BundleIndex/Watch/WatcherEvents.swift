@@ -23,14 +23,7 @@ extension IndexWatcher {
                 rootWentAway(dir)
                 return
             }
-            // A link's target outside every root, moved away or deleted: its watches follow
-            // the old folder, and no event about its parent comes (unwatched). Forgotten, so
-            // that the rescan of the bundles linking there watches what the path names now
-            // (`mv ext/a ext/a.old; mkdir ext/a` left the new folder unwatched).
-            if !isUnderRoot(dir) { tree.forget(dir) }
-            // Every stamp resolved through it or a folder below may end elsewhere now; the
-            // rescans watch again what is there.
-            for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
+            if !isUnderRoot(dir) { outsideFolderWentAway(dir) }
             folderChanged(dir)
             return
         }
@@ -51,13 +44,21 @@ extension IndexWatcher {
             if e.has(Int32(IN_MOVED_FROM)) {
                 movedFrom[e.cookie] = (dir, e.name, true)
             } else if e.has(Int32(IN_MOVED_TO)) {
-                if let from = movedFrom.removeValue(forKey: e.cookie), from.isDirectory {
+                let from = movedFrom.removeValue(forKey: e.cookie)
+                if let from, from.isDirectory, !holdsARoot(from.directory + "/" + from.name), !isRoot(path) {
                     tree.rename(from.directory + "/" + from.name, to: path)
                     markChanged(from.directory, name: from.name)
-                } else if watchesNewFolders(in: dir) {
-                    tree.watchRecursively(path)
-                    reportLimit()
+                } else {
+                    if let from { movedAway(from) }
+                    if isRoot(path) {
+                        rootIsBack(path)
+                    } else if watchesNewFolders(in: dir) {
+                        tree.watchRecursively(path)
+                        reportLimit()
+                    }
                 }
+            } else if isRoot(path) && e.has(Int32(IN_CREATE)) {
+                rootIsBack(path)
             } else if e.has(Int32(IN_CREATE)) {
                 if watchesNewFolders(in: dir) {
                     tree.watchRecursively(path)   // watch first; the batch scans it later
@@ -74,7 +75,12 @@ extension IndexWatcher {
             // Only the content of parsed files matters (Info.plist, every strings table); a
             // permission change can hide a directory.
             let parsed = (e.name.lowercased().hasPrefix("info") && e.name.hasSuffix(".plist")) || StringsTable.isTable(e.name)
-            if !parsed && !e.has(Int32(IN_ATTRIB)) { return }
+            if !parsed && !e.has(Int32(IN_ATTRIB)) {
+                // A file a bundle's link names (`Info.plist -> ../out/app-info.xml`) is parsed
+                // under the link's name.
+                for bundle in stampInterests.bundles(lookingUp: e.name, in: dir) { pending.bundles.insert(bundle) }
+                return
+            }
         }
         markChanged(dir, name: e.name)
     }
@@ -135,12 +141,54 @@ extension IndexWatcher {
 
     /// Moves whose second half never came: the entry left the tree.
     func settleUnpairedMoves() {
-        for (_, from) in movedFrom {
-            let path = from.directory + "/" + from.name
-            if from.isDirectory { tree.forget(path) }
-            markChanged(from.directory, name: from.name)
-        }
+        for (_, from) in movedFrom { movedAway(from) }
         movedFrom = [:]
+    }
+
+    /// The entry `from` moved where its watches cannot follow by path: out of the watched
+    /// folders, or a root (or a folder holding one) moved by a rename its watched parent saw.
+    /// A root that moved went away (`rootWentAway`; before, its watches were carried to the
+    /// new path and its own IN_MOVE_SELF was no longer known for a root's).
+    func movedAway(_ from: (directory: String, name: String, isDirectory: Bool)) {
+        let path = from.directory + "/" + from.name
+        if from.isDirectory {
+            let movedRoots = roots.filter { PathText.isSameOrInside($0, path) }
+            for root in movedRoots { rootWentAway(root) }
+            if !isUnderRoot(path) {
+                outsideFolderWentAway(path)
+            } else {
+                // The roots' own marks (unwatched, to be watched again) stay.
+                tree.forget(path, keeping: { p in movedRoots.contains { PathText.isSameOrInside(p, $0) } })
+            }
+        }
+        markChanged(from.directory, name: from.name)
+    }
+
+    /// Whether a root is `path` or lies below it.
+    func holdsARoot(_ path: String) -> Bool {
+        roots.contains { PathText.isSameOrInside($0, path) }
+    }
+
+    /// A root that went away is there again (made, or moved back, in a folder watched for a
+    /// stamp's lookups): watched and looked at now, not at the degraded mode's next retry.
+    func rootIsBack(_ root: String) {
+        tree.watchRecursively(root)
+        reportLimit()
+        lookAgain(atFolder: root)
+        releaseCookiesOfReturned(root)
+    }
+
+    /// A folder outside every root moved away or was deleted: its watches, and those below it,
+    /// follow the old folder, and no event about its parent may come (unwatched). They are
+    /// forgotten — except the roots', which follow their own folders as before — and every
+    /// bundle whose link's target, or whose stamps' lookups, lie there is read again, which
+    /// watches what the paths name now (`mv ext/a ext/a.old; mkdir ext/a` left the new folder
+    /// unwatched; forgetting a folder watched for stamps took the watches of roots and link
+    /// targets below it along).
+    func outsideFolderWentAway(_ dir: String) {
+        for (target, linking) in linkedBy where PathText.isSameOrInside(target, dir) { pending.bundles.formUnion(linking) }
+        for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
+        tree.forget(dir, keeping: { path in self.roots.contains { PathText.isSameOrInside(path, $0) } })
     }
 }
 #endif

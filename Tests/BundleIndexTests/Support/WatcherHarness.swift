@@ -15,12 +15,14 @@ final class WatcherHarness: @unchecked Sendable {
 
     /// Builds `files` under a new root, starts watching it (after catching up). `prepare` runs
     /// before the watcher opens the index, with the root and the index path.
-    /// With `rootIsALink` the root is a symbolic link to the folder holding `files`.
+    /// With `rootIsALink` the root is a symbolic link to the folder holding `files`; with
+    /// `rootIn`, the root is a new folder in that folder (a temporary folder by default).
     init(_ files: [String: String] = [:], links: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
-         rootIsALink: Bool = false, configure: (IndexWatcher) -> Void = { _ in },
+         rootIsALink: Bool = false, rootIn parent: String? = nil, configure: (IndexWatcher) -> Void = { _ in },
          prepare: (_ root: String, _ indexPath: String) throws -> Void = { _, _ in }) throws {
         let fixture = try BundleFixture(files, links: links)
-        root = makeTempDirectory(prefix: "watch")
+        root = parent.map { $0 + "/root-" + UUID().uuidString } ?? makeTempDirectory(prefix: "watch")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         indexPath = root + "-index"
         try FileManager.default.removeItem(atPath: root)
         if rootIsALink {
