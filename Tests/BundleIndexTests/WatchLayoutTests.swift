@@ -56,6 +56,26 @@ struct WatchLayoutTests {
         #expect(try greeting(h) == "hi")
     }
 
+    @Test("a bundle nested in the version a library's Versions/Current names, made, removed and swapped: under Current too",
+          arguments: ["add", "remove", "swap"])
+    func libraryCurrentNested(_ change: String) throws {
+        let nested = "Resources/pt-BR.lproj/Info.plist"
+        var files = Self.libraryFiles("1.0", greeting: "hello").merging(Self.libraryFiles("2.0", greeting: "hi")) { $1 }
+        if change == "remove" { files["\(Self.library)/1.0/\(nested)"] = infoPlist(["CFBundleIdentifier": "org.example.nested"]) }
+        if change == "swap" { files["\(Self.library)/2.0/\(nested)"] = infoPlist(["CFBundleIdentifier": "org.example.nested"]) }
+        let h = try WatcherHarness(files, links: ["\(Self.library)/Current": "1.0"])
+        defer { h.stop() }
+        switch change {
+        case "add": try h.write("\(Self.library)/1.0/\(nested)", infoPlist(["CFBundleIdentifier": "org.example.nested"]))
+        case "remove": try h.remove("\(Self.library)/1.0/\(nested)")
+        default:
+            try h.move("\(Self.library)/1.0", "\(Self.library)/tmp")
+            try h.move("\(Self.library)/2.0", "\(Self.library)/1.0")
+            try h.move("\(Self.library)/tmp", "\(Self.library)/2.0")
+        }
+        try expectLikeAFreshBuild(h)
+    }
+
     @Test("a framework's nested bundle behind its Resources link is indexed once, under its real path, after a change")
     func frameworkNestedBundle() throws {
         let h = try WatcherHarness(["F.framework/Versions/A/Resources/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.f"]),

@@ -97,6 +97,13 @@ extension IndexWatcher {
     /// A bundle's tree changed: scan it again, or drop it when it is gone or no bundle any more.
     private func rescanBundle(_ path: String, _ writer: IndexWriter, _ rescanned: inout PathSet,
                               _ scannedDirectories: inout [String]) throws {
+        // A library's `Versions/Current` holds the bundles nested in the version it names a
+        // second time, under its own path (the walk follows that link): a change in the
+        // version — the events name its real path — may add or remove them there too.
+        if TreeWalker.isLibraryCurrentLink(atPath: path) {
+            try lookAgain(at: path, writer, &rescanned, &scannedDirectories)
+            return
+        }
         rescanned.insert(path)
         var skipped = 0
         let began = wallClockNanoseconds()
@@ -160,8 +167,6 @@ extension IndexWatcher {
         // The queue overflowed, so cookie events may be lost too. Cookies already in a root are
         // released after the rescan, which starts after they were created and so covers every
         // change made before them.
-        let cookies = cookiesInRoots()
-        defer { for c in cookies { unlink(c) } }
         tree.reset()
         movedFrom = [:]
         linkedBy = [:]
@@ -169,6 +174,9 @@ extension IndexWatcher {
         stampInterests = StampInterests()
         for r in roots { tree.watchRecursively(r) }
         reportLimit()
+        // Listed once the roots are watched again (see `catchUp`).
+        let cookies = cookiesInRoots()
+        defer { for c in cookies { unlink(c) } }
         var found: PathSet = []
         var kept: [String] = []
         let began = wallClockNanoseconds()
