@@ -147,12 +147,19 @@ struct LookupFolderTests {
         #expect(try h.verify() == [])
     }
 
-    @Test("a folder watched for a link's lookups that holds the root, renamed away and back: the root keeps its watches")
+    @Test("a folder watched for a link's lookups that holds the root, renamed away and back: the root is watched again")
     func lookupFolderAboveTheRoot() throws {
         let out = LinkWatchTests.Outside()
         try FileManager.default.createDirectory(atPath: out.path + "/p", withIntermediateDirectories: true)
-        // `../../../p/x.png` climbs from A.app to `out` and looks `x.png` up in `p`, which holds the root.
-        let h = try WatcherHarness(LinkWatchTests.app, links: ["A.app/x.png": "../../../p/x.png"], rootIn: out.path + "/p")
+        // `../../../p/x.png` climbs from A.app to `out` and looks `x.png` up in `p`, which holds
+        // the root. Its watches were forgotten with `p`'s, and it was never watched again. Now
+        // it goes away with `p`, and is watched again when back: at once while `out` is still
+        // watched, else at the degraded mode's retry (the bundle's lookups, and with them
+        // `out`'s watch, may go with the root's bundles before `p` is back).
+        var options = IndexWatcher.Options()
+        options.rescanInterval = 0.2
+        let h = try WatcherHarness(LinkWatchTests.app, links: ["A.app/x.png": "../../../p/x.png"], options: options,
+                                   rootIn: out.path + "/p")
         defer { h.stop() }
         try h.sync()
         #expect(rename(out.path + "/p", out.path + "/q") == 0)

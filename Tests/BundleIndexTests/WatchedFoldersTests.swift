@@ -78,3 +78,28 @@ struct WatchedFoldersTests {
         #expect(try watch.bundle("Apps/B.app") == nil)
     }
 }
+
+@Suite("WatchedTree: the folders at and below a path")
+struct WatchedTreePathsTests {
+    @Test("forget and rename take a folder and those below it, not its neighbours that share its bytes")
+    func neighboursSharingBytes() throws {
+        let base = makeTempDirectory(prefix: "watched-tree")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let names = ["a", "a/b", "a/b/c", "a-x", "a-x/d", "a.y", "ab", "a/b-c"]
+        for n in names { try FileManager.default.createDirectory(atPath: base + "/" + n, withIntermediateDirectories: true) }
+        let tree = WatchedTree(inotify: try Inotify())
+        for n in names { #expect(tree.watch(base + "/" + n)) }
+        tree.forget(base + "/a/b")
+        #expect(tree.count == 6, "a/b and a/b/c forgotten, a/b-c kept")
+        try FileManager.default.moveItem(atPath: base + "/a-x", toPath: base + "/a-z")
+        tree.rename(base + "/a-x", to: base + "/a-z")
+        tree.forget(base + "/a-x")
+        #expect(tree.count == 6, "nothing is watched under the old name any more")
+        tree.forget(base + "/a-z")
+        #expect(tree.count == 4, "a-z and a-z/d were watched under the new name")
+        tree.forget(base + "/a")
+        #expect(tree.count == 2, "a.y and ab remain")
+        #expect(!tree.watch(base + "/a.y") && !tree.watch(base + "/ab"), "still watched")
+        #expect(tree.count == 2)
+    }
+}

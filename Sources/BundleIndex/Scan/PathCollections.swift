@@ -74,6 +74,12 @@ struct PathMap<Value>: Sequence, ExpressibleByDictionaryLiteral {
     @discardableResult
     mutating func removeValue(forKey path: String) -> Value? { entries.removeValue(forKey: BytewiseString(text: path)) }
 
+    /// Sets the value of `path`; returns the one it replaced.
+    @discardableResult
+    mutating func updateValue(_ value: Value, forKey path: String) -> Value? {
+        entries.updateValue(value, forKey: BytewiseString(text: path))
+    }
+
     mutating func removeAll() { entries.removeAll() }
 
     /// Adds `other`'s entries; for a path both hold, `combine` picks the value.

@@ -8,6 +8,11 @@ final class WatchedTree {
     let inotify: Inotify
     private(set) var pathByWatch: [Int32: String] = [:]
     private var watchByPath: PathMap<Int32> = [:]
+    /// `watchByPath`'s paths in byte order, made when `forget` or `rename` first needs the
+    /// folders below one (nil until then: a catch-up adds tens of thousands of watches and
+    /// forgets none), then kept in step. Going through every watch for each folder deleted
+    /// took `rm -rf` of 5 000 folders 2.6 s of CPU with 15 000 watches.
+    private var sorted: [String]?
     /// Directories without a watch because the watch limit was reached.
     private(set) var unwatched: PathSet = []
     /// Set when `inotify_add_watch` first fails with ENOSPC, for the one log message.
@@ -70,10 +75,10 @@ final class WatchedTree {
                 // taken over, its events named the link's path, the bundle that holds it went
                 // stale and the two paths took the watch from each other in every batch.
                 if Self.keepsPath(old, over: dir) { return false }
-                watchByPath[old] = nil
+                unbind(old)
             }
             pathByWatch[wd] = dir
-            watchByPath[dir] = wd
+            bind(dir, wd)
             unwatched.remove(dir)
             return true
         } catch BundleIndexError.system(_, .noSpace) {
@@ -100,9 +105,9 @@ final class WatchedTree {
     /// Forgets `path` and everything below it (deleted, or moved out of the tree), but the
     /// folders `keeping` names.
     func forget(_ path: String, keeping: (String) -> Bool = { _ in false }) {
-        for (dir, wd) in watchByPath where PathText.isSameOrInside(dir, path) && !keeping(dir) {
+        for dir in paths(atOrBelow: path) where !keeping(dir) {
+            guard let wd = unbind(dir) else { continue }
             inotify.removeWatch(wd)
-            watchByPath[dir] = nil
             pathByWatch[wd] = nil
         }
         unwatched = PathSet(unwatched.filter { !PathText.isSameOrInside($0, path) || keeping($0) })
@@ -111,7 +116,7 @@ final class WatchedTree {
     /// Removes the watch of `dir` alone (a folder watched for what is looked up in it, which
     /// no bundle looks up any more); the folders below keep theirs.
     func unwatch(_ dir: String) {
-        guard let wd = watchByPath.removeValue(forKey: dir) else {
+        guard let wd = unbind(dir) else {
             unwatched.remove(dir)
             return
         }
@@ -128,13 +133,58 @@ final class WatchedTree {
     /// A directory moved inside the tree: its watches stay (they follow the inode), their
     /// paths change.
     func rename(_ old: String, to new: String) {
-        for (dir, wd) in watchByPath where PathText.isSameOrInside(dir, old) {
-            let moved = Self.moved(dir, from: old, to: new)
-            watchByPath[dir] = nil
-            watchByPath[moved] = wd
+        var movedWatches: [(String, Int32)] = []
+        for dir in paths(atOrBelow: old) {
+            guard let wd = unbind(dir) else { continue }
+            movedWatches.append((Self.moved(dir, from: old, to: new), wd))
+        }
+        for (moved, wd) in movedWatches {
+            bind(moved, wd)
             pathByWatch[wd] = moved
         }
         unwatched = PathSet(unwatched.map { PathText.isSameOrInside($0, old) ? Self.moved($0, from: old, to: new) : $0 })
+    }
+
+    /// Records `dir`'s watch.
+    private func bind(_ dir: String, _ wd: Int32) {
+        if watchByPath.updateValue(wd, forKey: dir) == nil, sorted != nil {
+            sorted!.insert(dir, at: Self.lowerBound(of: dir, in: sorted!))
+        }
+    }
+
+    /// Forgets `dir`'s watch, which it returns (the kernel's watch is left to the caller).
+    @discardableResult
+    private func unbind(_ dir: String) -> Int32? {
+        guard let wd = watchByPath.removeValue(forKey: dir) else { return nil }
+        if sorted != nil {
+            let i = Self.lowerBound(of: dir, in: sorted!)
+            if i < sorted!.count, sameBytes(sorted![i], dir) { sorted!.remove(at: i) }
+        }
+        return wd
+    }
+
+    /// The watched paths that are `path` or lie below it. Every path that begins with
+    /// `path`'s bytes lies in one run of the byte order, from where `path` would be.
+    private func paths(atOrBelow path: String) -> [String] {
+        if sorted == nil { sorted = watchByPath.keys.sorted(by: byteOrder) }
+        let all = sorted!
+        var out: [String] = []
+        var i = Self.lowerBound(of: path, in: all)
+        while i < all.count, all[i].utf8.starts(with: path.utf8) {
+            if PathText.isSameOrInside(all[i], path) { out.append(all[i]) }
+            i += 1
+        }
+        return out
+    }
+
+    /// The first index of `sorted` whose path is not before `path` in byte order.
+    private static func lowerBound(of path: String, in sorted: [String]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if byteOrder(sorted[middle], path) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// `path`, which is `old` or lies below it, with `old` replaced by `new` (by bytes).
@@ -145,7 +195,7 @@ final class WatchedTree {
     /// The kernel dropped a watch (IN_IGNORED: directory deleted, file system unmounted).
     func dropped(_ wd: Int32) -> String? {
         guard let dir = pathByWatch.removeValue(forKey: wd) else { return nil }
-        if watchByPath[dir] == wd { watchByPath[dir] = nil }
+        if watchByPath[dir] == wd { unbind(dir) }
         return dir
     }
 
@@ -154,6 +204,7 @@ final class WatchedTree {
         for wd in pathByWatch.keys { inotify.removeWatch(wd) }
         pathByWatch = [:]
         watchByPath = [:]
+        sorted = nil
         unwatched = []
     }
 

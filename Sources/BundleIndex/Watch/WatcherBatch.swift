@@ -53,7 +53,7 @@ extension IndexWatcher {
                 warnKept(before.sorted(by: byteOrder))
                 return
             }
-            for gone in before { try writer.removeBundle(path: gone); forget(gone) }
+            for gone in before { try writer.removeBundle(path: gone); forgetBundle(gone) }
             return
         }
         var walker = makeWalker()
@@ -78,7 +78,7 @@ extension IndexWatcher {
                 kept.append(gone)
             } else {
                 try writer.removeBundle(path: gone)
-                forget(gone)
+                forgetBundle(gone)
             }
         }
         bundles.formUnion(report.found)
@@ -137,12 +137,12 @@ extension IndexWatcher {
         }
         for gone in bundles.filter({ PathText.isSameOrInside($0, path) }) {
             try writer.removeBundle(path: gone)
-            forget(gone)
+            forgetBundle(gone)
         }
     }
 
     /// `path` is no bundle any more: no batch reads it, and nothing is watched for it.
-    private func forget(_ path: String) {
+    private func forgetBundle(_ path: String) {
         bundles.remove(path)
         noteStampLookups(of: path, paths: [], stamps: { [] }, scanBegan: 0)
     }

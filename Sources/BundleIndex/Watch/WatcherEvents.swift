@@ -45,20 +45,19 @@ extension IndexWatcher {
                 movedFrom[e.cookie] = (dir, e.name, true)
             } else if e.has(Int32(IN_MOVED_TO)) {
                 let from = movedFrom.removeValue(forKey: e.cookie)
-                if let from, from.isDirectory, !holdsARoot(from.directory + "/" + from.name), !isRoot(path) {
+                if let from, from.isDirectory, !holdsARoot(from.directory + "/" + from.name), !holdsARoot(path) {
                     tree.rename(from.directory + "/" + from.name, to: path)
                     markChanged(from.directory, name: from.name)
                 } else {
                     if let from { movedAway(from) }
-                    if isRoot(path) {
-                        rootIsBack(path)
-                    } else if watchesNewFolders(in: dir) {
+                    if !isRoot(path) && watchesNewFolders(in: dir) {
                         tree.watchRecursively(path)
                         reportLimit()
                     }
+                    rootsAreBack(in: path)
                 }
-            } else if isRoot(path) && e.has(Int32(IN_CREATE)) {
-                rootIsBack(path)
+            } else if holdsARoot(path) && e.has(Int32(IN_CREATE)) {
+                rootsAreBack(in: path)
             } else if e.has(Int32(IN_CREATE)) {
                 if watchesNewFolders(in: dir) {
                     tree.watchRecursively(path)   // watch first; the batch scans it later
@@ -169,13 +168,16 @@ extension IndexWatcher {
         roots.contains { PathText.isSameOrInside($0, path) }
     }
 
-    /// A root that went away is there again (made, or moved back, in a folder watched for a
-    /// stamp's lookups): watched and looked at now, not at the degraded mode's next retry.
-    func rootIsBack(_ root: String) {
-        tree.watchRecursively(root)
-        reportLimit()
-        lookAgain(atFolder: root)
-        releaseCookiesOfReturned(root)
+    /// The roots at or below `path` that went away and are there again (made, or moved back
+    /// with a folder holding them, in a folder watched for a stamp's lookups): watched and
+    /// looked at now, not at the degraded mode's next retry.
+    func rootsAreBack(in path: String) {
+        for root in roots where PathText.isSameOrInside(root, path) && tree.unwatched.contains(root) && FileSystem.isDirectory(root) {
+            tree.watchRecursively(root)
+            reportLimit()
+            lookAgain(atFolder: root)
+            releaseCookiesOfReturned(root)
+        }
     }
 
     /// A folder outside every root moved away or was deleted: its watches, and those below it,
