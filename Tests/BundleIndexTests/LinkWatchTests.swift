@@ -103,6 +103,26 @@ struct LinkWatchTests {
         try expectIconFound(after: h)
     }
 
+    @Test("a bundle's Contents/Resources that is a link to a folder outside the roots: files and folders added there")
+    func resourcesFolderIsALink() throws {
+        let out = Outside()
+        try out.folder("res", files: ["a.png"])
+        let h = try WatcherHarness(["A.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.a"])],
+                                   links: ["A.app/Contents/Resources": out.path + "/res"])
+        defer { h.stop() }
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("a", "png") == "Contents/Resources/a.png")
+        FileManager.default.createFile(atPath: out.path + "/res/b.png", contents: Data())
+        try h.sync()
+        try out.folder("res/sub", files: ["c.png"])
+        try h.sync()
+        FileManager.default.createFile(atPath: out.path + "/res/sub/d.png", contents: Data())
+        try h.sync()
+        #expect(try h.bundle("A.app")?.rel("b", "png") == "Contents/Resources/b.png")
+        #expect(try h.bundle("A.app")?.rel("d", "png", dir: "sub") == "Contents/Resources/sub/d.png")
+        #expect(try h.verify() == [])
+    }
+
     @Test("one watch per folder a link's path looks into, none for the trees below; dropped with the link")
     func watchesAreNarrow() throws {
         let out = Outside()
