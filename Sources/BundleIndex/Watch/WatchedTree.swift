@@ -61,7 +61,11 @@ final class WatchedTree {
     /// Adds a watch unless there is one; true when a watch was added.
     @discardableResult
     func watch(_ dir: String) -> Bool {
-        if watchByPath[dir] != nil { return false }
+        if watchByPath[dir] != nil {
+            // Marked unwatched while its watch was carried here by a rename: it has one.
+            unwatched.remove(dir)
+            return false
+        }
         if let limit = artificialLimit, watchByPath.count >= limit {
             limitReached = true
             unwatched.insert(dir)
@@ -74,7 +78,10 @@ final class WatchedTree {
                 // (`X.app/ext/sub` with `ext -> ../Y.app/dir`), a folder keeps its own path:
                 // taken over, its events named the link's path, the bundle that holds it went
                 // stale and the two paths took the watch from each other in every batch.
-                if Self.keepsPath(old, over: dir) { return false }
+                // A root's watch is its own: a root moved into a watched folder goes away by
+                // its own IN_MOVE_SELF (taken over, that event named the new path, and the
+                // root was never marked gone); the folder is watched again by its scan.
+                if followedLinks.contains(old) || Self.keepsPath(old, over: dir) { return false }
                 unbind(old)
             }
             pathByWatch[wd] = dir

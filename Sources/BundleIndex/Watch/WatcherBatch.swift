@@ -47,7 +47,9 @@ extension IndexWatcher {
     private func lookAgain(at path: String, _ writer: IndexWriter, _ rescanned: inout PathSet,
                            _ scannedDirectories: inout [String]) throws {
         let before = bundles.filter { PathText.isSameOrInside($0, path) }
-        guard FileSystem.isRealDirectory(path) || TreeWalker.isLibraryCurrentLink(atPath: path) else {
+        // A root may be a link to a folder (as a build walks it); so may a library's `Current`.
+        guard FileSystem.isRealDirectory(path) || (isRoot(path) && FileSystem.isDirectory(path))
+                || TreeWalker.isLibraryCurrentLink(atPath: path) else {
             // Behind a folder this process may not search: hidden, not gone (as a build keeps it).
             if FileSystem.isHidden(path) {
                 warnKept(before.sorted(by: byteOrder))

@@ -182,14 +182,16 @@ extension IndexWatcher {
 
     /// A folder outside every root moved away or was deleted: its watches, and those below it,
     /// follow the old folder, and no event about its parent may come (unwatched). They are
-    /// forgotten — except the roots', which follow their own folders as before — and every
-    /// bundle whose link's target, or whose stamps' lookups, lie there is read again, which
-    /// watches what the paths name now (`mv ext/a ext/a.old; mkdir ext/a` left the new folder
-    /// unwatched; forgetting a folder watched for stamps took the watches of roots and link
-    /// targets below it along).
+    /// forgotten, and every bundle whose link's target, or whose stamps' lookups, lie there is
+    /// read again, which watches what the paths name now (`mv ext/a ext/a.old; mkdir ext/a`
+    /// left the new folder unwatched). A root below it went away with it (`rootWentAway`:
+    /// watched again when it is back); forgetting a folder watched for stamps once took the
+    /// roots' watches along, unmarked, and they were never watched again.
     func outsideFolderWentAway(_ dir: String) {
         for (target, linking) in linkedBy where PathText.isSameOrInside(target, dir) { pending.bundles.formUnion(linking) }
         for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
+        let movedRoots = roots.filter { PathText.isSameOrInside($0, dir) && !tree.unwatched.contains($0) }
+        for root in movedRoots { rootWentAway(root) }
         tree.forget(dir, keeping: { path in self.roots.contains { PathText.isSameOrInside(path, $0) } })
     }
 }

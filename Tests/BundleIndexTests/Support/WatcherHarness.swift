@@ -9,6 +9,8 @@ final class WatcherHarness: @unchecked Sendable {
     let root: String
     let indexPath: String
     let watcher: IndexWatcher
+    /// The watcher's roots (absolute).
+    let watched: [String]
     private let stopPipe: [Int32]
     private let done = DispatchSemaphore(value: 0)
     private(set) var failure: Error?
@@ -16,9 +18,11 @@ final class WatcherHarness: @unchecked Sendable {
     /// Builds `files` under a new root, starts watching it (after catching up). `prepare` runs
     /// before the watcher opens the index, with the root and the index path.
     /// With `rootIsALink` the root is a symbolic link to the folder holding `files`; with
-    /// `rootIn`, the root is a new folder in that folder (a temporary folder by default).
+    /// `rootIn`, the root is a new folder in that folder (a temporary folder by default); with
+    /// `watching`, the watcher's roots are those folders of it (relative), not the root.
     init(_ files: [String: String] = [:], links: [String: String] = [:], options: IndexWatcher.Options = IndexWatcher.Options(),
-         rootIsALink: Bool = false, rootIn parent: String? = nil, configure: (IndexWatcher) -> Void = { _ in },
+         rootIsALink: Bool = false, rootIn parent: String? = nil, watching: [String]? = nil,
+         configure: (IndexWatcher) -> Void = { _ in },
          prepare: (_ root: String, _ indexPath: String) throws -> Void = { _, _ in }) throws {
         let fixture = try BundleFixture(files, links: links)
         root = parent.map { $0 + "/root-" + UUID().uuidString } ?? makeTempDirectory(prefix: "watch")
@@ -32,7 +36,10 @@ final class WatcherHarness: @unchecked Sendable {
             try FileManager.default.moveItem(atPath: fixture.root, toPath: root)
         }
         try prepare(root, indexPath)
-        watcher = try IndexWatcher(roots: [root], indexPath: indexPath, options: options,
+        let top = root
+        let watched = watching?.map { top + "/" + $0 } ?? [top]
+        self.watched = watched
+        watcher = try IndexWatcher(roots: watched, indexPath: indexPath, options: options,
                                    logger: Logger(label: "test.watch", factory: { _ in SwiftLogNoOpLogHandler() }))
         configure(watcher)
         try watcher.catchUp()
@@ -64,11 +71,14 @@ final class WatcherHarness: @unchecked Sendable {
 
     func sync() throws { try IndexWatcher.sync(root: root, timeout: 30) }
 
+    /// `sync` of the root `relative` (one of `watching`).
+    func sync(_ relative: String) throws { try IndexWatcher.sync(root: root + "/" + relative, timeout: 30) }
+
     func bundle(_ relative: String, context: SearchContext = .foundationLinux) throws -> IndexedBundle? {
         try IndexReader(path: indexPath).bundle(atPath: root + "/" + relative, context: context)
     }
 
-    func verify() throws -> [IndexVerifier.Difference] { try IndexVerifier.verify(indexPath: indexPath, roots: [root]) }
+    func verify() throws -> [IndexVerifier.Difference] { try IndexVerifier.verify(indexPath: indexPath, roots: watched) }
 
     // file helpers
     func write(_ relative: String, _ content: String = "") throws {
