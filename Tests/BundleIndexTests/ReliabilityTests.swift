@@ -426,3 +426,51 @@ struct LimitsAndVerifyTests {
         #expect(differences.contains { $0.contains("ghost is indexed for a bundle that does not declare it") }, "\(differences)")
     }
 }
+
+@Suite("Paths and identifiers longer than an index key")
+struct LongKeyTests {
+    @Test("the key limit the index assumes is the linked LMDB's")
+    func keyLimitIsLMDBs() throws {
+        var env: OpaquePointer?
+        #expect(mdb_env_create(&env) == 0)
+        defer { mdb_env_close(env) }
+        #expect(Int(mdb_env_get_maxkeysize(env)) == IndexStore.maximumKeyBytes)
+    }
+
+    /// A folder name of 100 bytes, repeated until a bundle path inside `root` passes the limit.
+    static func longBundle(in root: String) -> String {
+        var relative = ""
+        while (root + "/" + relative).utf8.count <= IndexStore.maximumKeyBytes { relative += String(repeating: "d", count: 100) + "/" }
+        return relative + "Long.app"
+    }
+
+    @Test("a bundle whose path is longer than a key is left out with a warning; the rest is indexed; so is an identifier")
+    func buildLeavesItOut() throws {
+        let probe = try BundleFixture([:])
+        let long = Self.longBundle(in: probe.root)
+        let identifier = String(repeating: "i", count: IndexStore.maximumKeyBytes + 1)
+        let f = try BundleFixture(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.a"]),
+                                   "\(long)/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.long"]),
+                                   "B.app/Info.plist": infoPlist(["CFBundleIdentifier": identifier])])
+        let summary = try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath)
+        #expect(summary.bundles == 2)
+        #expect(summary.warnings.contains { $0.contains("Long.app: not indexed: its path has") })
+        let reader = try IndexReader(path: f.indexPath)
+        #expect(try reader.bundle(identifier: "org.example.a", context: .foundationLinux) != nil)
+        #expect(try reader.bundle(atPath: f.root + "/B.app", context: .foundationLinux)?.bundleIdentifier == identifier)
+        #expect(try reader.bundle(identifier: identifier, context: .foundationLinux) == nil)
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]) == [])
+    }
+
+    @Test("a watcher goes on when such a bundle appears")
+    func watcherGoesOn() throws {
+        let h = try WatcherHarness(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.a"])])
+        defer { h.stop() }
+        try h.write(LongKeyTests.longBundle(in: h.root) + "/Info.plist", infoPlist(["CFBundleIdentifier": "org.example.long"]))
+        try h.sync()
+        try h.write("B.app/Info.plist", infoPlist(["CFBundleIdentifier": "org.example.b"]))
+        try h.sync()
+        #expect(try h.bundle("B.app") != nil)
+        #expect(try h.verify() == [])
+    }
+}

@@ -173,6 +173,32 @@ struct UnreadableFolderTests {
 
     static let hidden = ["Apps", "Notes.app/fr.lproj", "Mail.app"]
 
+    @Test("a root that a watcher run as nobody cannot read for a while: what changed meanwhile is read once it can")
+    func rootReadableAgain() throws {
+        let f = try Self.fixture()
+        let log = makeTempDirectory(prefix: "watch-log") + "/log"
+        defer { try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent) }
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        watcher.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", bundleidxBinary, "watch", f.root, "--index", f.indexPath]
+        watcher.standardError = FileHandle(forWritingAtPath: log)
+        try watcher.run()
+        defer { watcher.interrupt(); watcher.waitUntilExit() }
+        var synced = false
+        for _ in 0..<100 where !synced { synced = (try? run([bundleidxBinary, "sync", f.root, "--timeout", "1"]).status) == 0 }
+        #expect(synced, "the watcher answers sync")
+        #expect(chmod(f.root, 0) == 0)
+        try FileManager.default.createDirectory(atPath: f.root + "/New.app", withIntermediateDirectories: false)
+        try Data(infoPlist(["CFBundleIdentifier": "com.example.new"]).utf8).write(to: URL(fileURLWithPath: f.root + "/New.app/Info.plist"))
+        // The batch finds New.app hidden (no sync: the watcher could not remove its cookie).
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(chmod(f.root, 0o755) == 0)
+        #expect(try run([bundleidxBinary, "sync", f.root, "--timeout", "20"]).status == 0)
+        let listed = try run([bundleidxBinary, "bundles", "--index", f.indexPath])
+        #expect(listed.stdout.contains(f.root + "/New.app"), "New.app, made while the root could not be read, is indexed once it can: \(listed)")
+    }
+
     /// Makes the three folders unreadable and deletes Gone.app.
     static func hideAndDelete(_ f: BundleFixture) throws {
         for dir in hidden { #expect(chmod(f.root + "/" + dir, 0) == 0) }

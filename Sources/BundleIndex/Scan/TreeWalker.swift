@@ -113,7 +113,11 @@ struct TreeWalker {
             }
             let entries = listing.entries
             if reused != nil || isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
-                report.found.append(dir)
+                if dir.utf8.count > IndexStore.maximumKeyBytes {
+                    report.warnings.append("\(dir): not indexed: its path has \(dir.utf8.count) bytes, more than the \(IndexStore.maximumKeyBytes) an index key holds")
+                } else {
+                    report.found.append(dir)
+                }
             }
             if report.found.last.map({ sameBytes($0, dir) }) == true, reused == nil, shouldScan?(dir) ?? true {
                 // The scanner borrows every listing read so far (swapped, not copied): a bundle

@@ -52,8 +52,11 @@ package struct BundleRecord: Sendable, Equatable {
     /// of "é" are two identifiers here too).
     package var identifiers: Set<BytewiseString> { Self.identifiers(of: infoPlists) }
 
+    /// An identifier longer than an index key (`IndexStore.maximumKeyBytes`) has no entry: the
+    /// bundle is not found by it (its Info dictionary still holds it).
     static func identifiers(of infoPlists: [InfoPlistFile]) -> Set<BytewiseString> {
-        Set(infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }.filter { !$0.isEmpty }
+        Set(infoPlists.compactMap { $0.dictionary?["CFBundleIdentifier"]?.stringValue }
+            .filter { !$0.isEmpty && $0.utf8.count <= IndexStore.maximumKeyBytes }
             .map(BytewiseString.init(text:)))
     }
 

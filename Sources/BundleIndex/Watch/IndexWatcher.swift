@@ -278,6 +278,7 @@ public final class IndexWatcher {
     /// outside every root, where `markChanged` looks for no bundle).
     func lookAgain(atFolder dir: String) {
         if isRoot(dir) {
+            for bundle in stampInterests.bundles(lookingInto: dir) { pending.bundles.insert(bundle) }
             pending.child(PathText.lastComponent(dir), of: parent(of: dir))
         } else {
             folderChanged(dir)

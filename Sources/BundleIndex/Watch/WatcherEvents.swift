@@ -31,8 +31,10 @@ extension IndexWatcher {
             // About the watched folder itself (IN_ATTRIB: touched, its mode or owner changed;
             // a permission change can hide what it holds): a change of its entry in its parent.
             // Taken as an entry named "" of the folder, it was looked at again as `folder/`, and
-            // every bundle below was written as `folder//X.app`.
-            folderChanged(dir)
+            // every bundle below was written as `folder//X.app`. A root's parent is outside
+            // every root, where `markChanged` looks for nothing: a root made readable again was
+            // never looked at (`lookAgain(atFolder:)` looks at a root itself).
+            lookAgain(atFolder: dir)
             return
         }
         if e.name.hasPrefix(SyncCookie.prefix) {
