@@ -33,7 +33,7 @@ package final class IndexStore: @unchecked Sendable {
 
     /// The most bytes an LMDB key (and a value of the `identifiers` database, which keeps a
     /// sorted list of paths per identifier) may have: MDB_MAXKEYSIZE, 511 in Debian's liblmdb
-    /// (`mdb_env_get_maxkeysize`, checked by `StoreTests`). A bundle path or an identifier longer
+    /// (`mdb_env_get_maxkeysize`, checked by `LongKeyTests`). A bundle path or an identifier longer
     /// than this cannot be a key: writing one failed the whole build, and stopped a watcher.
     package static let maximumKeyBytes = 511
 
