@@ -72,7 +72,7 @@ struct StatsCommand: ParsableCommand {
         if let state = s.watchState {
             let running = s.watcherRunning ? "running, pid \(s.watcherPID)" : "not running"
             print("watcher: \(state) (\(running)); \(s.watchedDirectories) directories watched"
-                  + (s.unwatchedDirectories > 0 ? ", \(s.unwatchedDirectories) unwatched (watch limit reached; rescanned periodically)" : ""))
+                  + (s.unwatchedDirectories > 0 ? ", \(s.unwatchedDirectories) unwatched (the watch limit reached, or a root gone; looked at again periodically)" : ""))
         }
         guard detail else { return }
         print("storage (keys and values; pages add LMDB's page headers and free space):")

@@ -36,6 +36,8 @@ struct RootMoveTests {
         defer { h.stop() }
         try h.move("S", "T/S")
         try h.sync("T")
+        let stats = try run([bundleidxBinary, "stats", "--index", h.indexPath]).stdout
+        #expect(stats.contains("degraded") && stats.contains("1 unwatched (the watch limit reached, or a root gone"), "\(stats)")
         try h.write("S/B.app/Info.plist", infoPlist(["CFBundleIdentifier": "org.example.b"]))
         try h.sync("S")
         try expectLikeAFreshBuild(h)
