@@ -276,10 +276,7 @@ struct TreeWalker {
 
     /// `isLibraryCurrentLink` of the entry at `path`, read from the disk.
     static func isLibraryCurrentLink(atPath path: String) -> Bool {
-        let utf8 = path.utf8
-        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex,
-              namesLibraryCurrent(String(decoding: utf8[utf8.index(after: slash)...], as: UTF8.self),
-                                  in: String(decoding: utf8[..<slash], as: UTF8.self)) else { return false }
+        guard namesLibraryCurrent(PathText.lastComponent(path), in: PathText.parent(of: path)) else { return false }
         var st = stat()
         return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK && FileSystem.isDirectory(path)
     }

@@ -75,6 +75,14 @@ package enum PathText {
         }
     }
 
+    /// The folder holding the absolute `path`: what precedes its last `/` byte, "/" when that is
+    /// the first one (and for "/" itself, as `..` does there).
+    package static func parent(of path: String) -> String {
+        let utf8 = path.utf8
+        guard let i = utf8.lastIndex(of: UInt8(ascii: "/")), i != utf8.startIndex else { return "/" }
+        return String(decoding: utf8[..<i], as: UTF8.self)
+    }
+
     /// What follows the last `/` byte of `path` (all of it when there is none).
     package static func lastComponent(_ path: String) -> String {
         guard let i = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }

@@ -148,16 +148,14 @@ public final class IndexWatcher {
                 var indexed: PathMap<BundleRecord> = [:]
                 for record in try writer.bundleRecords(under: root) { indexed[record.path] = record }
                 var walker = makeWalker()
-                // The directory records of each bundle kept, for its links out below (the stamps
-                // hold links not followed too, whose targets a scan does not watch either).
-                var keptDirectories: PathMap<[String]> = [:]
-                var keptRecords: PathMap<BundleRecord> = [:]
+                // Each bundle kept, with the paths of its directory records, for its links out
+                // and its stamps' lookups below.
+                var keptBundles: PathMap<(record: BundleRecord, directories: [String])> = [:]
                 walker.shouldScan = { path in
                     guard let record = indexed[path], let disk = try? writer.diskStamps(of: record),
                           !disk.stamps.isEmpty, Self.unchanged(disk.stamps, in: record.path, scanBegan: record.scanBegan)
                     else { return true }
-                    keptDirectories[path] = disk.directories
-                    keptRecords[path] = record
+                    keptBundles[path] = (record, disk.directories)
                     kept += 1
                     return false
                 }
@@ -173,12 +171,10 @@ public final class IndexWatcher {
                 }
                 var found = PathSet(report.found)
                 // Kept bundles were not scanned: their links out are found from their records.
-                for (path, directories) in keptDirectories where found.contains(path) && !scannedNow.contains(path) {
+                for (path, (record, directories)) in keptBundles where found.contains(path) && !scannedNow.contains(path) {
                     noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: directories))
-                    if let record = keptRecords[path] {
-                        noteStampLookups(of: path, paths: directories + record.stamps.map(\.path),
-                                         stamps: { try? writer.diskStamps(of: record).stamps }, scanBegan: record.scanBegan)
-                    }
+                    noteStampLookups(of: path, paths: directories + record.stamps.map(\.path),
+                                     stamps: { try? writer.diskStamps(of: record).stamps }, scanBegan: record.scanBegan)
                 }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.
@@ -279,7 +275,7 @@ public final class IndexWatcher {
     func lookAgain(atFolder dir: String) {
         if isRoot(dir) {
             for bundle in stampInterests.bundles(lookingInto: dir) { pending.bundles.insert(bundle) }
-            pending.child(PathText.lastComponent(dir), of: parent(of: dir))
+            pending.child(PathText.lastComponent(dir), of: PathText.parent(of: dir))
         } else {
             folderChanged(dir)
         }
@@ -290,7 +286,7 @@ public final class IndexWatcher {
     func folderChanged(_ dir: String) {
         // Its mode or owner may let a resolution through it go further, or not as far.
         for bundle in stampInterests.bundles(lookingInto: dir) { pending.bundles.insert(bundle) }
-        markChanged(parent(of: dir), name: PathText.lastComponent(dir))
+        markChanged(PathText.parent(of: dir), name: PathText.lastComponent(dir))
     }
 
     /// A root watched again after it went away: a `sync` that dropped its cookie there before
@@ -304,11 +300,6 @@ public final class IndexWatcher {
     /// "live", or "degraded" while some folder has no watch (the watch limit, a root gone).
     var liveOrDegraded: String { tree.unwatched.isEmpty ? "live" : "degraded" }
 
-    func parent(of path: String) -> String {
-        let utf8 = path.utf8
-        guard let i = utf8.lastIndex(of: UInt8(ascii: "/")), i != utf8.startIndex else { return "/" }
-        return String(decoding: utf8[..<i], as: UTF8.self)
-    }
 
     func setState(_ state: String) throws {
         writtenState = state

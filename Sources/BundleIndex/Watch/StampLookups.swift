@@ -70,7 +70,7 @@ enum StampLookups {
             while let c = rest.popLast() {
                 if sameBytes(c, ".") { continue }
                 if sameBytes(c, "..") {
-                    folder = parent(of: folder)
+                    folder = PathText.parent(of: folder)
                     continue
                 }
                 note(folder, c)
@@ -131,12 +131,6 @@ enum StampLookups {
         return paths.filter { !$0.isEmpty && mayLeave($0) }
     }
 
-    /// The folder holding the real path `path` ("/" for "/" itself, as `..` does there).
-    static func parent(of path: String) -> String {
-        let utf8 = path.utf8
-        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex else { return "/" }
-        return String(decoding: utf8[..<slash], as: UTF8.self)
-    }
 }
 
 /// The lookups of every bundle's stamps that lie outside the bundle, by folder: an event in

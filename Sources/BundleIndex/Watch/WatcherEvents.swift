@@ -114,11 +114,11 @@ extension IndexWatcher {
         // Info.plist in such a folder of its own (`D/Resources/Info-gnustep.plist`).
         let lower = name.lowercased()
         if lower.hasPrefix("info") || Self.isLayoutFolder(lower) {
-            pending.child(PathText.lastComponent(directory), of: parent(of: directory))
+            pending.child(PathText.lastComponent(directory), of: PathText.parent(of: directory))
         }
         if lower.hasPrefix("info"), Self.isLayoutFolder(PathText.lastComponent(directory).lowercased()), !isRoot(directory) {
-            let above = parent(of: directory)
-            pending.child(PathText.lastComponent(above), of: parent(of: above))
+            let above = PathText.parent(of: directory)
+            pending.child(PathText.lastComponent(above), of: PathText.parent(of: above))
         }
     }
 
@@ -153,7 +153,7 @@ extension IndexWatcher {
     func movedAway(_ from: (directory: String, name: String, isDirectory: Bool)) {
         let path = from.directory + "/" + from.name
         if from.isDirectory {
-            let movedRoots = roots.filter { PathText.isSameOrInside($0, path) }
+            let movedRoots = roots(atOrBelow: path)
             for root in movedRoots { rootWentAway(root) }
             if !isUnderRoot(path) {
                 outsideFolderWentAway(path)
@@ -165,16 +165,21 @@ extension IndexWatcher {
         markChanged(from.directory, name: from.name)
     }
 
+    /// The roots that are `path` or lie below it.
+    func roots(atOrBelow path: String) -> [String] {
+        roots.filter { PathText.isSameOrInside($0, path) }
+    }
+
     /// Whether a root is `path` or lies below it.
     func holdsARoot(_ path: String) -> Bool {
-        roots.contains { PathText.isSameOrInside($0, path) }
+        !roots(atOrBelow: path).isEmpty
     }
 
     /// The roots at or below `path` that went away and are there again (made, or moved back
     /// with a folder holding them, in a folder watched for a stamp's lookups): watched and
     /// looked at now, not at the degraded mode's next retry.
     func rootsAreBack(in path: String) {
-        for root in roots where PathText.isSameOrInside(root, path) && tree.unwatched.contains(root) && FileSystem.isDirectory(root) {
+        for root in roots(atOrBelow: path) where tree.unwatched.contains(root) && FileSystem.isDirectory(root) {
             tree.watchRecursively(root)
             reportLimit()
             lookAgain(atFolder: root)
@@ -192,8 +197,7 @@ extension IndexWatcher {
     func outsideFolderWentAway(_ dir: String) {
         for (target, linking) in linkedBy where PathText.isSameOrInside(target, dir) { pending.bundles.formUnion(linking) }
         for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
-        let movedRoots = roots.filter { PathText.isSameOrInside($0, dir) && !tree.unwatched.contains($0) }
-        for root in movedRoots { rootWentAway(root) }
+        for root in roots(atOrBelow: dir) where !tree.unwatched.contains(root) { rootWentAway(root) }
         tree.forget(dir, keeping: { path in self.roots.contains { PathText.isSameOrInside(path, $0) } })
     }
 }
