@@ -14,6 +14,9 @@ struct PropertyListReaderTests {
     static func outcome(_ r: Result<[String: PropertyListValue], PropertyListReader.Failure>) -> String {
         switch r {
         case .success(let d): "\(PropertyListValue.dictionary(d))"
+        // Foundation's path knows only that the text is malformed; the narrow parser also says
+        // where the ';' is missing.
+        case .failure(.missingSemicolon): "failure: \(PropertyListReader.Failure.malformed)"
         case .failure(let f): "failure: \(f)"
         }
     }
@@ -95,15 +98,21 @@ struct PropertyListReaderTests {
         }
     }
 
-    /// Whether the narrow parser leaves `bytes` to CF (nil) or answers exactly as CF's objects do.
-    /// CF is asked only about text the narrow parser read, which CF reads without complaint: the
-    /// standard error is not redirected here (that is process-wide, and another suite's tests
-    /// redirect it too while this one runs).
+    /// Whether the narrow parser leaves `bytes` to CF or answers exactly as CF's objects do: the
+    /// same value, or no property list where it finds a `;` missing. CF is asked only about text
+    /// the narrow parser decided; for a missing `;` CF writes its line to standard error, silenced.
     static func narrowAgreesWithCF(_ bytes: [UInt8]) -> (decided: Bool, agrees: Bool) {
-        guard let narrow = OpenStepStringsParser.propertyList(from: bytes) else { return (false, true) }
-        let cf = CoreFoundationPropertyList.parse(bytes)
-        guard case .parsed(let value?) = cf else { return (true, false) }
-        return (true, value == narrow)
+        switch OpenStepStringsParser.readPropertyList(bytes) {
+        case .leftToCF:
+            return (false, true)
+        case .missingSemicolon:
+            let cf = StringsTableReaderTests.withStandardErrorSilenced { CoreFoundationPropertyList.parse(bytes) }
+            guard case .unparsable = cf else { return (true, false) }
+            return (true, true)
+        case .value(let narrow):
+            guard case .parsed(let value?) = CoreFoundationPropertyList.parse(bytes) else { return (true, false) }
+            return (true, value == narrow)
+        }
     }
 
     @Test("OpenStep property lists the narrow parser reads (nesting, arrays, trailing commas, `key;`, repeated keys, UTF-16, junk, truncation) read as CF reads them")
@@ -139,10 +148,56 @@ struct PropertyListReaderTests {
         leftToCF([0xEF, 0xBB, 0xBF], "a byte-order mark alone: CF reads no property list from empty text")
         leftToCF(Array("{ \"caf\u{E9}\" = b; }".utf8), "a key that is not ASCII")
         leftToCF(Array("{ a = b; } junk".utf8), "junk after the dictionary")
-        leftToCF(Array("{ a = b }".utf8), "a missing ';' (CF fails and says so; GNUstep's grammar may read it)")
         leftToCF(Array("( a b )".utf8), "an array without its ','")
         leftToCF(Array(String(repeating: "(", count: 70).utf8) + Array(String(repeating: ")", count: 70).utf8), "nesting deeper than 64")
         leftToCF(Array("<plist><dict/></plist>".utf8), "XML")
+    }
+
+    @Test("a missing ';' anywhere is decided without CF: no property list, the line CF names, and no line from CF in a build")
+    func missingSemicolon() throws {
+        let cases: [(text: String, line: Int)] = [
+            ("{ a = b }", 1),                                            // braces do not close an entry
+            ("{\n  CFBundleName = A;\n  NSMainNibFile = x\n  CFBundleIdentifier = a.b;\n}\n", 4),
+            ("{ a = { b = c }; }", 1),                                   // in a nested dictionary
+            ("{ a = ( x, { b = c\r\n } ); }", 2),                        // in a dictionary in an array
+            ("{ a = b;\n\n c", 3),                                      // the text ends after a key
+            ("a = b;\n c = d\n e = f;", 3),                             // a strings file's form
+            ("{ a = (1, 2) b = c; }", 1),                                // an array's entry not closed
+        ]
+        for (text, line) in cases {
+            let bytes = Array(text.utf8)
+            #expect(OpenStepStringsParser.readPropertyList(bytes) == .missingSemicolon(line: line), "\(text)")
+            let (cf, complaint) = try StringsTableReaderTests.withStandardErrorCaptured { CoreFoundationPropertyList.parse(bytes) }
+            guard case .unparsable = cf else {
+                Issue.record("CF reads \(text)")
+                continue
+            }
+            // CF reads nothing either, and says so with the same line.
+            #expect(complaint.contains("missing semicolon") && complaint.contains("on line \(line)."), "\(text): \(complaint)")
+            let (read, quiet) = try StringsTableReaderTests.withStandardErrorCaptured { PropertyListReader.dictionary(from: bytes) }
+            #expect(Self.outcome(read) == "failure: is not a valid property list", "\(text)")
+            guard case .failure(.missingSemicolon(line)) = read else {
+                Issue.record("\(text): \(read)")
+                continue
+            }
+            #expect(quiet.isEmpty, "\(text): \(quiet)")
+        }
+        // Where the missing ';' is not reached as CF would reach it, CF decides.
+        #expect(OpenStepStringsParser.readPropertyList(Array("{ a = <0a>; b = c }".utf8)) == .leftToCF)
+        #expect(OpenStepStringsParser.readPropertyList(Array("{ \"caf\u{E9}\" = b c; }".utf8)) == .leftToCF)
+
+        let fixture = try BundleFixture([
+            "A.bundle/Info.plist": "{\n  CFBundleIdentifier = \"com.example.a\";\n  CFBundleName = \"A\"\n}\n",
+            "A.bundle/a.txt": "",
+            "G.app/Resources/Info-gnustep.plist": "{\n  CFBundleIdentifier = \"com.example.g\";\n  NSMainNibFile = \"x\"\n  CFBundleName = \"G\";\n}\n",
+        ])
+        let (summary, stderr) = try StringsTableReaderTests.withStandardErrorCaptured { try fixture.build() }
+        #expect(!stderr.contains("CFPropertyList"), "\(stderr)")
+        let a = try #require(summary.warnings.first { $0.contains("A.bundle/Info.plist") })
+        #expect(a.contains("a ';' is missing on line 4"), "\(a)")
+        // GNUstep's grammar does not read it either, and says why.
+        let g = try #require(summary.warnings.first { $0.contains("Info-gnustep.plist") })
+        #expect(g.contains("line 4"), "\(g)")
     }
 }
 

@@ -22,7 +22,14 @@ struct StringsTableReaderTests {
         return (cf, OpenStepStringsParser.entries(from: bytes))
     }
 
+    /// Held while standard error points elsewhere (`withStandardErrorSilenced`,
+    /// `withStandardErrorCaptured`): the descriptor is the process's, and suites run in
+    /// parallel, so one test's CF line would land in another's capture.
+    static let standardErrorLock = NSLock()
+
     static func withStandardErrorSilenced<T>(_ body: () -> T) -> T {
+        standardErrorLock.lock()
+        defer { standardErrorLock.unlock() }
         fflush(nil)
         let saved = dup(STDERR_FILENO)
         let null = open("/dev/null", O_WRONLY)
@@ -167,6 +174,8 @@ struct StringsTableReaderTests {
     /// What `body` returns and what was written to standard error meanwhile.
     static func withStandardErrorCaptured<T>(_ body: () throws -> T) throws -> (T, String) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        standardErrorLock.lock()
+        defer { standardErrorLock.unlock() }
         fflush(nil)
         let saved = dup(STDERR_FILENO)
         let out = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)

@@ -10,9 +10,10 @@
 /// the NeXTSTEP Latin table), and text CF would not read as a table — except the two failures
 /// CF reports by writing a line to standard error (`_CFPropertyListMissingSemicolon…`: the text
 /// ends after a key, or an entry's value is not followed by `;`). For those the parser is
-/// certain too: CF reads no table, and the build says which file and line, where CF's line
-/// named neither (`StringsTableReader`). `StringsTableReaderTests` compares the two on every
-/// real table and on generated ones.
+/// certain too: CF reads no table (nor property list), and the build says which file and line,
+/// where CF's line named neither (`StringsTableReader`, `PropertyListReader`), without asking CF,
+/// so CF's line is not written. `StringsTableReaderTests` and `PropertyListReaderTests` compare
+/// the two on every real file and on generated ones.
 struct OpenStepStringsParser {
     /// UTF-8 without a byte-order mark.
     private let text: [UInt8]
@@ -57,14 +58,33 @@ struct OpenStepStringsParser {
     /// What CF's old-style parser makes of `bytes` read as a property list — an Info.plist or
     /// Info-gnustep.plist in OpenStep text: dictionaries, arrays and strings, every value a
     /// string — or nil when CF must decide. Besides what the type's comment leaves to CF: data
-    /// (`<…>`), any text CF would not read (CF then says why, and `PropertyListReader` may read
-    /// it with GNUstep's grammar), text that decodes to nothing (CF reads no property list from
-    /// it), keys that are not ASCII (CF keeps apart keys that a Swift dictionary merges), and
-    /// nesting deeper than `maximumDepth`. `PropertyListReaderTests` compares the two.
+    /// (`<…>`), any text CF would not read but for a missing `;` (`readPropertyList` tells that
+    /// one; either way `PropertyListReader` may then read the text with GNUstep's grammar), text
+    /// that decodes to nothing (CF reads no property list from it), keys that are not ASCII (CF
+    /// keeps apart keys that a Swift dictionary merges), and nesting deeper than `maximumDepth`.
+    /// `PropertyListReaderTests` compares the two.
     static func propertyList(from bytes: [UInt8]) -> PropertyListValue? {
-        guard let text = OpenStepText.utf8(bytes), !text.isEmpty else { return nil }
+        if case .value(let value) = readPropertyList(bytes) { value } else { nil }
+    }
+
+    /// What the parser makes of a property list (see `propertyList(from:)`).
+    enum PropertyListReading: Equatable {
+        case value(PropertyListValue)
+        /// CF reads no property list: a `;` is missing on this line, the failure CF writes to
+        /// standard error (the type's comment), reached where everything before it was read as
+        /// CF reads it.
+        case missingSemicolon(line: Int)
+        /// CF must decide.
+        case leftToCF
+    }
+
+    static func readPropertyList(_ bytes: [UInt8]) -> PropertyListReading {
+        guard let text = OpenStepText.utf8(bytes), !text.isEmpty else { return .leftToCF }
         var parser = OpenStepStringsParser(text: text)
-        return parser.topLevelPropertyList()
+        if let value = parser.topLevelPropertyList() { return .value(value) }
+        // CF gives up at the first missing `;`, whatever encloses it: no object is parsed again.
+        guard let stop = parser.missingSemicolonAt else { return .leftToCF }
+        return .missingSemicolon(line: parser.lineNumber(at: stop))
     }
 
     /// Deeper nesting is left to CF (which allows 512 levels; the index keeps 200).
@@ -276,7 +296,10 @@ struct OpenStepStringsParser {
         while skipSpace(), Self.startsString(text[at]) {
             guard let keyRange = string(), !out[keyRange].contains(where: { $0 >= 0x80 }) else { return nil }
             let key = makeString(keyRange)
-            guard skipSpace() else { return nil }
+            guard skipSpace() else {
+                missingSemicolonAt = at
+                return nil
+            }
             switch text[at] {
             case UInt8(ascii: ";"):
                 entries[key] = .string(key)
@@ -287,7 +310,10 @@ struct OpenStepStringsParser {
             default:
                 return nil
             }
-            guard skipSpace(), text[at] == UInt8(ascii: ";") else { return nil }
+            guard skipSpace(), text[at] == UInt8(ascii: ";") else {
+                missingSemicolonAt = at
+                return nil
+            }
             at += 1
         }
         return .dictionary(entries)

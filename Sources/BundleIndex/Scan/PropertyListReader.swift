@@ -12,6 +12,8 @@ enum PropertyListReader {
         case unreadable
         case empty
         case malformed
+        /// CF reads no property list: a `;` is missing on this line (`OpenStepStringsParser`).
+        case missingSemicolon(line: Int)
         case notADictionary
         case tooLarge
         /// Neither CoreFoundation nor GNUstep's grammar reads the text (`GNUstepPropertyList`).
@@ -24,6 +26,7 @@ enum PropertyListReader {
             case .unreadable: return "cannot be read (or is not a regular file)"
             case .empty: return "is empty"
             case .malformed: return "is not a valid property list"
+            case .missingSemicolon(let line): return "is not a valid property list (a ';' is missing on line \(line))"
             case .notADictionary: return "is not a dictionary"
             }
         }
@@ -52,10 +55,13 @@ enum PropertyListReader {
     static func dictionary(from bytes: [UInt8], gnustep: Bool = false) -> Result<[String: PropertyListValue], Failure> {
         guard !bytes.isEmpty else { return .failure(.empty) }
         // OpenStep text (GNUstep's Info-gnustep.plist) without CF, where the narrow parser is
-        // certain of CF's answer.
-        if let value = OpenStepStringsParser.propertyList(from: bytes) {
-            guard case .dictionary(let d) = value else { return .failure(.notADictionary) }
-            return .success(d)
+        // certain of CF's answer; CF is not asked about a missing `;` either, which it would
+        // report by writing a line of its own to standard error.
+        switch OpenStepStringsParser.readPropertyList(bytes) {
+        case .value(.dictionary(let d)): return .success(d)
+        case .value: return .failure(.notADictionary)
+        case .missingSemicolon(let line): return gnustep ? gnustepDictionary(bytes) : .failure(.missingSemicolon(line: line))
+        case .leftToCF: break
         }
         switch CoreFoundationPropertyList.parse(bytes) {
         case .parsed(.dictionary(let d)?): return .success(d)
