@@ -199,6 +199,34 @@ struct UnreadableFolderTests {
         #expect(listed.stdout.contains(f.root + "/New.app"), "New.app, made while the root could not be read, is indexed once it can: \(listed)")
     }
 
+    @Test("the folder above a root that a watcher run as nobody cannot search for a while: what changed meanwhile is read once it can")
+    func rootParentReadableAgain() throws {
+        let f = try Self.fixture()
+        let root = f.root + "/Apps"
+        let log = makeTempDirectory(prefix: "watch-log") + "/log"
+        defer { try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent) }
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        watcher.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", bundleidxBinary, "watch", root, "--index", f.indexPath]
+        watcher.standardError = FileHandle(forWritingAtPath: log)
+        try watcher.run()
+        defer { watcher.interrupt(); watcher.waitUntilExit() }
+        var synced = false
+        for _ in 0..<100 where !synced { synced = (try? run([bundleidxBinary, "sync", root, "--timeout", "1"]).status) == 0 }
+        #expect(synced, "the watcher answers sync")
+        // The root's parent is outside the root: before, its mode changes made no event at all.
+        #expect(chmod(f.root, 0) == 0)
+        try FileManager.default.createDirectory(atPath: root + "/New.app", withIntermediateDirectories: false)
+        try Data(infoPlist(["CFBundleIdentifier": "com.example.new"]).utf8).write(to: URL(fileURLWithPath: root + "/New.app/Info.plist"))
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(chmod(f.root, 0o755) == 0)
+        #expect(try run([bundleidxBinary, "sync", root, "--timeout", "20"]).status == 0)
+        let listed = try run([bundleidxBinary, "bundles", "--index", f.indexPath])
+        #expect(listed.stdout.contains(root + "/New.app") && listed.stdout.contains(root + "/Phone.app"),
+                "New.app, made while the root's parent could not be searched, is indexed once it can: \(listed)")
+    }
+
     /// Makes the three folders unreadable and deletes Gone.app.
     static func hideAndDelete(_ f: BundleFixture) throws {
         for dir in hidden { #expect(chmod(f.root + "/" + dir, 0) == 0) }

@@ -46,8 +46,11 @@ public final class IndexWatcher {
     /// The folders bundles' stamps look up outside them, with the entries looked up
     /// (docs/watching.md, "Links not followed").
     var stampInterests = StampInterests()
-    /// Each root with its real path, for naming real folders as events name them.
-    let realRoots: [(root: String, real: String)]
+    /// Each root with its real path, for naming real folders as events name them (followed
+    /// again when a root's way changes, `followRootWays`).
+    var realRoots: [(root: String, real: String)]
+    /// The entries the resolution of each root's path looks up, by folder (`noteRootWay`).
+    var rootWays = StampInterests()
     /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle`), read once.
     let declaredBundles: PathSet
     var pending = PendingChanges()
@@ -128,6 +131,7 @@ public final class IndexWatcher {
     public func catchUp() throws {
         try setState("catching up")
         for root in roots { tree.watchRecursively(root) }
+        for root in roots { noteRootWay(root) }
         reportLimit()
         // Cookies already in the roots — a sync waiting for this watcher, or one killed before
         // its watcher saw it — are released once the catch-up has committed: it started after
@@ -249,7 +253,10 @@ public final class IndexWatcher {
             tree.retryUnwatched()
             for dir in unwatched {
                 lookAgain(atFolder: dir)
-                if isRoot(dir) { releaseCookiesOfReturned(dir) }
+                if isRoot(dir) {
+                    releaseCookiesOfReturned(dir)
+                    pending.rootWays.insert(dir)
+                }
             }
             pending.touched(at: now)
         }

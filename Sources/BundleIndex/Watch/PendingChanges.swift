@@ -7,13 +7,15 @@ struct PendingChanges {
     var children: PathMap<PathSet> = [:]
     /// `bundleidx sync` cookies seen; deleted once the batch that contains them has committed.
     var cookies: [String] = []
+    /// Roots whose way changed (`IndexWatcher.followRootWays`).
+    var rootWays: PathSet = []
     /// The kernel's queue overflowed: events were lost, every root is rescanned.
     var overflow = false
     /// Monotonic seconds of the first and the latest event of this batch.
     var firstEvent: Double?
     var lastEvent: Double?
 
-    var isEmpty: Bool { bundles.isEmpty && children.isEmpty && cookies.isEmpty && !overflow }
+    var isEmpty: Bool { bundles.isEmpty && children.isEmpty && cookies.isEmpty && rootWays.isEmpty && !overflow }
 
     mutating func touched(at now: Double) {
         if firstEvent == nil { firstEvent = now }

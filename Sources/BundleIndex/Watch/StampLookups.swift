@@ -134,7 +134,8 @@ enum StampLookups {
 }
 
 /// The lookups of every bundle's stamps that lie outside the bundle, by folder: an event in
-/// one of those folders names the bundles to read again. Folders and names are compared by
+/// one of those folders names the bundles to read again. The roots' ways are kept in one too,
+/// keyed by root (`IndexWatcher.rootWays`). Folders and names are compared by
 /// their bytes, and folders are named as the watcher's events name them.
 struct StampInterests {
     /// A class: changed in place where it is kept (a struct in a `PathMap` was copied, with
@@ -152,6 +153,11 @@ struct StampInterests {
     private var ofBundle: PathMap<[StampLookups.Lookup]> = [:]
 
     var folderCount: Int { byFolder.count }
+
+    var isEmpty: Bool { byFolder.isEmpty }
+
+    /// Whether some key looks up an entry of `folder`.
+    func looks(into folder: String) -> Bool { byFolder[folder] != nil }
 
     /// Replaces what `bundle` looks up with `lookups` (none: forgets the bundle). Returns the
     /// folders no bundle looks into any more.

@@ -30,19 +30,27 @@ extension IndexWatcher {
                 lookups.append(StampLookups.Lookup(folder: eventPath(ofReal: lookup.folder), name: lookup.name))
             }
         }
-        for folder in stampInterests.set(lookups, for: bundle) where !isUnderRoot(folder) && !isBelowLinkTarget(folder) {
+        guard watchLookupFolders(lookups, dropping: stampInterests.set(lookups, for: bundle)) else { return }
+        reportLimit()
+        if !(stamps().map { Self.unchanged($0, in: bundle, scanBegan: scanBegan) } ?? false) {
+            pending.bundles.insert(bundle)
+            pending.touched(at: monotonicSeconds())
+        }
+    }
+
+    /// Watches the folders of `lookups` outside the roots, and drops the watches of `emptied`
+    /// (folders looked into no more) that nothing else needs: no root holds them, no followed
+    /// link's target, no stamp's or root's way looks into them. True when a watch was added.
+    func watchLookupFolders(_ lookups: [StampLookups.Lookup], dropping emptied: [String]) -> Bool {
+        for folder in emptied where !isUnderRoot(folder) && !isBelowLinkTarget(folder)
+                                    && !stampInterests.looks(into: folder) && !rootWays.looks(into: folder) {
             tree.unwatch(folder)
         }
         var added = false
         for lookup in lookups where !isUnderRoot(lookup.folder) {
             if tree.watch(lookup.folder) { added = true }
         }
-        guard added else { return }
-        reportLimit()
-        if !(stamps().map { Self.unchanged($0, in: bundle, scanBegan: scanBegan) } ?? false) {
-            pending.bundles.insert(bundle)
-            pending.touched(at: monotonicSeconds())
-        }
+        return added
     }
 
     /// `noteStampLookups` of a bundle just scanned.

@@ -120,6 +120,19 @@ final class WatchedTree {
         unwatched = PathSet(unwatched.filter { !PathText.isSameOrInside($0, path) || keeping($0) })
     }
 
+    /// Whether `path`, watched, now names another folder than the one watched under it (a root
+    /// given as a link made to lead elsewhere, a folder on its way replaced), or none; true
+    /// when it has no watch. Asked of the kernel: adding a watch for a folder already watched
+    /// gives that watch's descriptor.
+    func isReplaced(_ path: String) -> Bool {
+        guard let old = watchByPath[path] else { return true }
+        guard let now = try? inotify.addWatch(path, follow: followedLinks.contains(path)) else { return true }
+        if now == old { return false }
+        // Added just now for the asking: the caller watches the folder anew.
+        if pathByWatch[now] == nil { inotify.removeWatch(now) }
+        return true
+    }
+
     /// Removes the watch of `dir` alone (a folder watched for what is looked up in it, which
     /// no bundle looks up any more); the folders below keep theirs.
     func unwatch(_ dir: String) {

@@ -6,6 +6,11 @@ extension IndexWatcher {
     /// covered. Readers see the batch all at once.
     func applyPending() throws {
         settleUnpairedMoves()
+        if !pending.rootWays.isEmpty {
+            let ways = pending.rootWays
+            pending.rootWays = []
+            followRootWays(ways)
+        }
         guard !pending.isEmpty else { pending = PendingChanges(); return }
         let batch = pending
         pending = PendingChanges()
@@ -174,7 +179,10 @@ extension IndexWatcher {
         linkedBy = [:]
         linkTargets = [:]
         stampInterests = StampInterests()
+        rootWays = StampInterests()
+        realRoots = roots.compactMap { root in FileSystem.realPath(root).map { (root, $0) } }
         for r in roots { tree.watchRecursively(r) }
+        for r in roots { noteRootWay(r) }
         reportLimit()
         // Listed once the roots are watched again (see `catchUp`).
         let cookies = cookiesInRoots()
