@@ -16,13 +16,9 @@ extension IndexWatcher {
         if PathText.lastComponent(bundle) == "Current", let real = FileSystem.realPath(bundle), !sameBytes(real, bundle) {
             targets.append(real)
         }
-        // Through what was recorded for the bundle: going through every target for each bundle
-        // was 38 % of a catch-up's CPU on the real corpus ×19 (`perf`).
-        for target in linkTargets[bundle] ?? [] {
-            linkedBy[target]?.remove(bundle)
-            if linkedBy[target]?.isEmpty == true { linkedBy[target] = nil }
-        }
+        let unlinked = dropLinks(of: bundle)
         linkTargets[bundle] = targets.isEmpty ? nil : targets
+        for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unwatchTarget(target) }
         for target in targets {
             linkedBy[target, default: []].insert(bundle)
             // Compared with the roots' real paths: a second watch on an inode already watched
@@ -39,6 +35,42 @@ extension IndexWatcher {
             }
         }
         if !targets.isEmpty { reportLimit() }
+    }
+
+    /// Forgets the targets of `bundle`'s links (the bundle is gone), and the watches of those no
+    /// other bundle links to.
+    func forgetLinks(of bundle: String) {
+        for target in dropLinks(of: bundle) { unwatchTarget(target) }
+        linkTargets[bundle] = nil
+    }
+
+    /// Removes `bundle` from the bundles linking to each of its recorded targets; returns the
+    /// targets no bundle links to any more. Through what was recorded for the bundle: going
+    /// through every target for each bundle was 38 % of a catch-up's CPU on the real corpus
+    /// ×19 (`perf`).
+    private func dropLinks(of bundle: String) -> [String] {
+        var unlinked: [String] = []
+        for target in linkTargets[bundle] ?? [] {
+            linkedBy[target]?.remove(bundle)
+            if linkedBy[target]?.isEmpty == true {
+                linkedBy[target] = nil
+                unlinked.append(target)
+            }
+        }
+        return unlinked
+    }
+
+    /// Drops the watches of a followed link's target no bundle links to any more: a link made to
+    /// lead elsewhere again and again added a tree of watches each time, kept until an
+    /// overflow's rescan. A target below a root has no watches of its own; below the target,
+    /// the folders something else needs keep theirs: a root's, another target's, those a
+    /// stamp's or a root's way looks into.
+    private func unwatchTarget(_ target: String) {
+        guard !isUnderRoot(target) else { return }
+        tree.forget(target, keeping: { path in
+            self.isUnderRoot(path) || self.isBelowLinkTarget(path)
+                || self.stampInterests.looks(into: path) || self.rootWays.looks(into: path)
+        })
     }
 
     /// Bundles whose links lead to `path` or to a directory holding it.

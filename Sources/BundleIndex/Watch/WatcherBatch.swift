@@ -151,6 +151,7 @@ extension IndexWatcher {
     /// `path` is no bundle any more: no batch reads it, and nothing is watched for it.
     private func forgetBundle(_ path: String) {
         bundles.remove(path)
+        forgetLinks(of: path)
         noteStampLookups(of: path, paths: [], stamps: { [] }, scanBegan: 0)
     }
 
