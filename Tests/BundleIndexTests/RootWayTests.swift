@@ -79,4 +79,106 @@ struct RootWayTests {
         try RootMoveTests().expectLikeAFreshBuild(h)
         #expect(try h.bundle("O/C.app") == nil && h.bundle("O/D.app") != nil)
     }
+
+    /// Makes the link `link` (relative to the harness's folder) lead to `target` by a rename, as
+    /// `ln -sfn` does today.
+    static func retarget(_ h: WatcherHarness, _ link: String, to target: String) {
+        let path = h.root + "/" + link
+        #expect(symlink(target, path + ".new") == 0 && rename(path + ".new", path) == 0)
+    }
+
+    static func info(_ id: String) -> String { infoPlist(["CFBundleIdentifier": "org.example.\(id)"]) }
+
+    @Test("rolled back to a release the other one's links pointed into, whose folders were watched under their own paths: the root takes them over")
+    func rollbackToAFolderWatchedForLookups() throws {
+        let h = try WatcherHarness(["rel1/A.app/Info.plist": Self.info("a"), "rel2/A.app/x.png": ""],
+                                   links: ["rel2/A.app/Info.plist": "../../rel1/A.app/Info.plist", "cur": "rel2"], watching: ["cur"])
+        defer { h.stop() }
+        Self.retarget(h, "cur", to: "rel1")
+        try h.sync("cur")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        // Before, the root's folders kept no watch of their own: a sync now timed out.
+        try h.write("cur/New.app/Info.plist", Self.info("new"))
+        try h.sync("cur")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("cur/New.app") != nil)
+    }
+
+    @Test("a root led from a folder to one inside it, through a link further along its way, which is then retargeted too")
+    func wayThroughTheOldRootsFolder() throws {
+        let h = try WatcherHarness(["a/A.app/Info.plist": Self.info("a"), "a/b1/B1.app/Info.plist": Self.info("b1"),
+                                    "a/b2/B2.app/Info.plist": Self.info("b2")],
+                                   links: ["a/b": "b1", "cur": "a"], watching: ["cur"])
+        defer { h.stop() }
+        Self.retarget(h, "cur", to: "a/b")
+        try h.sync("cur")
+        // `a`, now on the way, was the old root's folder: its watch went with the old root's.
+        Self.retarget(h, "a/b", to: "b2")
+        try h.sync("cur")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("cur/B2.app") != nil)
+    }
+
+    @Test("a root link made to lead elsewhere and back within one batch: a folder made meanwhile is watched where it is")
+    func backAndForthWithinABatch() throws {
+        var options = IndexWatcher.Options()
+        options.settle = 0.4
+        options.maxDelay = 3
+        let h = try WatcherHarness(["rel1/A.app/Info.plist": Self.info("a"), "rel2/N.app/x.png": ""],
+                                   links: ["cur": "rel1"], options: options, watching: ["cur"])
+        defer { h.stop() }
+        Self.retarget(h, "cur", to: "rel2")
+        Thread.sleep(forTimeInterval: 0.1)
+        // Watched through `cur` as it led at that moment: rel2's N.app.
+        try FileManager.default.createDirectory(atPath: h.root + "/rel1/N.app", withIntermediateDirectories: false)
+        Thread.sleep(forTimeInterval: 0.1)
+        Self.retarget(h, "cur", to: "rel1")
+        try h.sync("cur")
+        try h.write("rel1/N.app/Info.plist", Self.info("n"))
+        try h.sync("cur")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("cur/N.app") != nil)
+    }
+
+    @Test("a root link into another root's tree, retargeted away: the other root keeps its watches there")
+    func linkRootLeavesAnotherRoot() throws {
+        let h = try WatcherHarness(["r1/sub/A.app/Info.plist": Self.info("a"), "r1/B.app/Info.plist": Self.info("b"),
+                                    "o/C.app/Info.plist": Self.info("c")],
+                                   links: ["cur": "r1/sub"], watching: ["cur", "r1"])
+        defer { h.stop() }
+        Self.retarget(h, "cur", to: "o")
+        try h.sync("cur")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        try h.write("r1/sub/N.app/Info.plist", Self.info("n"))
+        try h.sync("r1")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("r1/sub/N.app") != nil)
+    }
+
+    @Test("a root whose way passes through another root's folder: that root retargeted, then the way's own link")
+    func wayThroughAnotherRoot() throws {
+        let h = try WatcherHarness(["rel1/A.app/Info.plist": Self.info("a"), "rel2/A2.app/Info.plist": Self.info("a2"),
+                                    "o1/apps/X.app/Info.plist": Self.info("x"), "o2/apps/Y.app/Info.plist": Self.info("y")],
+                                   links: ["rel1/l": "../o1", "cur": "rel1"], watching: ["cur", "rel1/l/apps"])
+        defer { h.stop() }
+        Self.retarget(h, "cur", to: "rel2")
+        try h.sync("cur")
+        Self.retarget(h, "rel1/l", to: "../o2")
+        try h.sync("rel1/l/apps")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("rel1/l/apps/Y.app") != nil)
+    }
+
+    @Test("a sync waiting while its root link is made to lead elsewhere waits for its own cookie (no watcher: it times out)")
+    func syncWaitsInTheFolderItStartedIn() throws {
+        let fixture = try BundleFixture(["rel1/A.app/Info.plist": Self.info("a"), "rel2/x.png": ""], links: ["cur": "rel1"])
+        let root = fixture.root + "/cur"
+        let retarget = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            _ = symlink("rel2", root + ".new")
+            _ = rename(root + ".new", root)
+        }
+        retarget.start()
+        #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: root, timeout: 1.5) }
+    }
 }

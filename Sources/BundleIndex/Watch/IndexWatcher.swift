@@ -112,6 +112,7 @@ public final class IndexWatcher {
         self.inotify = try Inotify()
         self.tree = WatchedTree(inotify: inotify)
         tree.followedLinks = PathSet(self.roots)
+        tree.roots = self.roots
         self.logger = logger
         self.declaredBundles = PathSet(try store.read { try $0.declaredBundles() })
     }
@@ -293,6 +294,7 @@ public final class IndexWatcher {
     func folderChanged(_ dir: String) {
         // Its mode or owner may let a resolution through it go further, or not as far.
         for bundle in stampInterests.bundles(lookingInto: dir) { pending.bundles.insert(bundle) }
+        for root in rootWays.bundles(lookingInto: dir) { pending.rootWays.insert(root) }
         markChanged(PathText.parent(of: dir), name: PathText.lastComponent(dir))
     }
 

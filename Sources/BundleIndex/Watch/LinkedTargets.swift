@@ -8,23 +8,23 @@ import Glibc
 extension IndexWatcher {
     /// Records that `bundle` indexes the content of `targets` (real paths), replacing what was
     /// recorded for it, and watches each target that has no watch yet (a target outside every
-    /// root gets its own watches).
-    func noteLinks(of bundle: String, to targets: [String]) {
-        var targets = targets
+    /// root gets its own watches). Targets are kept as events name them (`eventPath`): in a
+    /// root given as a link, by the root's path.
+    func noteLinks(of bundle: String, to realTargets: [String]) {
+        var targets = realTargets.map(eventPath(ofReal:))
         // A GNUstep library's `Versions/Current` (TreeWalker.isLibraryCurrentLink) is a bundle
         // reached through a link: a change in the folder it names changes it too.
         if PathText.lastComponent(bundle) == "Current", let real = FileSystem.realPath(bundle), !sameBytes(real, bundle) {
-            targets.append(real)
+            targets.append(eventPath(ofReal: real))
         }
         let unlinked = dropLinks(of: bundle)
         linkTargets[bundle] = targets.isEmpty ? nil : targets
         for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unwatchTarget(target) }
         for target in targets {
             linkedBy[target, default: []].insert(bundle)
-            // Compared with the roots' real paths: a second watch on an inode already watched
-            // under a root's path would take that watch's path over.
-            if !roots.contains(where: { r in FileSystem.realPath(r).map { PathText.isSameOrInside(target, $0) } ?? false }),
-               !tree.watchRecursively(target, atMost: linkTargetFolders).complete {
+            // A target in a root is watched with the root (named as events name it, it is below
+            // the root's path).
+            if !isUnderRoot(target), !tree.watchRecursively(target, atMost: linkTargetFolders).complete {
                 // A link to `/` or a home folder would have the watcher watch all of it: it
                 // watches as many folders as a scan takes through links (`BundleScanner
                 // .maxRepeatedDirectories`), and says so.

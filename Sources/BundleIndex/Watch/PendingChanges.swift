@@ -7,8 +7,10 @@ struct PendingChanges {
     var children: PathMap<PathSet> = [:]
     /// `bundleidx sync` cookies seen; deleted once the batch that contains them has committed.
     var cookies: [String] = []
-    /// Roots whose way changed (`IndexWatcher.followRootWays`).
+    /// Roots whose way may have changed (a mode, a retry), and those whose way surely did (an
+    /// entry on it made, removed or renamed): `IndexWatcher.followRootWays`.
     var rootWays: PathSet = []
+    var rootWaysMoved: PathSet = []
     /// The kernel's queue overflowed: events were lost, every root is rescanned.
     var overflow = false
     /// Monotonic seconds of the first and the latest event of this batch.

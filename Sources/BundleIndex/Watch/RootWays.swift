@@ -23,30 +23,42 @@ extension IndexWatcher {
         if watchLookupFolders(lookups, dropping: rootWays.set(lookups, for: root)) { reportLimit() }
     }
 
-    /// An event in `dir` about its entry `name` (the folder itself when `name` is empty: its
-    /// mode, or its own move or deletion): the roots whose way looks it up are followed again
-    /// in the next batch.
-    func noticeRootWays(in dir: String, name: String) {
-        let roots = name.isEmpty ? rootWays.bundles(lookingInto: dir) : rootWays.bundles(lookingUp: name, in: dir)
-        for root in roots { pending.rootWays.insert(root) }
+    /// An event in `dir` about an entry (the folder itself when the event names none: its mode,
+    /// its own move or deletion): the roots whose way looks it up are followed again in the next
+    /// batch, and surely lead elsewhere when an entry on the way was made, removed or renamed.
+    func noticeRootWays(_ e: Inotify.Event, in dir: String) {
+        let roots = e.name.isEmpty ? rootWays.bundles(lookingInto: dir) : rootWays.bundles(lookingUp: e.name, in: dir)
+        guard !roots.isEmpty else { return }
+        let moved = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+        for root in roots {
+            pending.rootWays.insert(root)
+            if e.mask & moved != 0 { pending.rootWaysMoved.insert(root) }
+        }
     }
 
-    /// At the start of a batch, for each root whose way changed: its lookups are noted again
-    /// and, when its path now names another folder than the one watched under it (or none, or
-    /// one again), the old folder's watches are dropped, the new folder's tree is watched and
-    /// the root is looked at again in this batch: bundles found there are read, the others go.
-    func followRootWays(_ changed: PathSet) {
+    /// At the start of a batch, for the roots whose way may have changed (`moved`: surely did).
+    /// A root whose way changed, or whose path now names another folder than the one watched
+    /// under it (the kernel says so, `WatchedTree.isReplaced`), or none, or one again, is
+    /// replaced: its old watches are dropped, the folder it names now is watched and looked at
+    /// again in this batch, so its bundles are read from there and those it does not hold go.
+    /// A root whose way changed back and forth within one batch is replaced too: a folder made
+    /// meanwhile got its watch through the way as it was at that moment.
+    func followRootWays(_ changed: PathSet, moved: PathSet) {
+        var replaced: [(root: String, old: String?, new: String?)] = []
         for root in changed.sorted(by: byteOrder) {
-            let real = FileSystem.realPath(root)
+            let old = realRoots.first { sameBytes($0.root, root) }?.real
+            let new = FileSystem.realPath(root)
             realRoots.removeAll { sameBytes($0.root, root) }
-            if let real { realRoots.append((root, real)) }
-            noteRootWay(root)
-            guard tree.isReplaced(root) else { continue }
-            tree.forget(root)
+            if let new { realRoots.append((root, new)) }
+            if moved.contains(root) || tree.isReplaced(root) { replaced.append((root, old, new)) }
+        }
+        // All old watches go before any new one is added: one root's old folder may be on
+        // another's way, or another root's new one.
+        for (root, _, _) in replaced { tree.forget(root) }
+        for (root, old, new) in replaced {
             if FileSystem.isDirectory(root) {
-                logger.notice("a root leads to another folder now; watching it there", metadata: ["root": "\(root)"])
+                logger.notice("a root's path leads to another folder now; watching it there", metadata: ["root": "\(root)"])
                 tree.watchRecursively(root)
-                reportLimit()
             } else {
                 logger.warning("a watched root cannot be reached now (gone, or a folder on its way cannot be searched); it is watched again when it can be",
                                metadata: ["root": "\(root)"])
@@ -54,6 +66,31 @@ extension IndexWatcher {
             }
             lookAgain(atFolder: root)
             releaseCookiesOfReturned(root)
+            renameAround(root, old: old, new: new)
+        }
+        if !replaced.isEmpty { reportLimit() }
+        // One root's folder may lie on another root's way.
+        for root in replaced.isEmpty ? Array(changed) : roots { noteRootWay(root) }
+    }
+
+    /// What the watcher keeps by folder name around a replaced root, whose path named the real
+    /// folder `old` and names `new` now: the other roots that share either folder (one held
+    /// the watches of both, and its own were dropped with the replaced root's) are watched
+    /// again and looked at; the bundles whose links or stamps' lookups lie in either folder or
+    /// below the root are read again, which names those folders as events name them now.
+    private func renameAround(_ root: String, old: String?, new: String?) {
+        let places = [old, new].compactMap { $0 }
+        for other in roots where !sameBytes(other, root) {
+            guard let real = realRoots.first(where: { sameBytes($0.root, other) })?.real,
+                  places.contains(where: { PathText.isSameOrInside(real, $0) || PathText.isSameOrInside($0, real) }) else { continue }
+            tree.watchRecursively(other)
+            lookAgain(atFolder: other)
+        }
+        for place in places + [root] {
+            for bundle in stampInterests.bundles(lookingBelow: place) { pending.bundles.insert(bundle) }
+            for (target, linking) in linkedBy where PathText.isSameOrInside(target, place) || PathText.isSameOrInside(place, target) {
+                pending.bundles.formUnion(linking)
+            }
         }
     }
 }

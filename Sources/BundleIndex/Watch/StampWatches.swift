@@ -48,7 +48,16 @@ extension IndexWatcher {
         }
         var added = false
         for lookup in lookups where !isUnderRoot(lookup.folder) {
-            if tree.watch(lookup.folder) { added = true }
+            if tree.watch(lookup.folder) {
+                added = true
+            } else if !tree.isWatched(lookup.folder) && !tree.unwatched.contains(lookup.folder) && FileSystem.isDirectory(lookup.folder) {
+                // A folder the watcher may search but not read (mode 711 to it) takes no watch
+                // (`inotify_add_watch` needs read access): looked at again at each of the
+                // degraded mode's retries instead, and said once.
+                logger.warning("a folder looked into from outside the roots cannot be watched; it is looked at again every --rescan-interval",
+                               metadata: ["folder": "\(lookup.folder)"])
+                tree.markUnwatched(lookup.folder)
+            }
         }
         return added
     }

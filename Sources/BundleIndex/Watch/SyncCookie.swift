@@ -21,14 +21,21 @@ extension IndexWatcher {
             throw BundleIndexError.badInput(path: root, reason: "a sync timeout must be a positive number of seconds, not \(timeout)")
         }
         syncCounter += 1
-        let path = root + "/" + SyncCookie.prefix + "\(getpid())-\(syncCounter)-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let name = SyncCookie.prefix + "\(getpid())-\(syncCounter)-\(UInt32.random(in: 0...UInt32.max))"
+        let path = root + "/" + name
+        // The cookie is made and looked for in the folder the root names now, held open: a root
+        // given as a link made to lead elsewhere meanwhile sent the wait to the new folder, where
+        // no cookie was, and the sync returned at once, whatever the watcher had done.
+        let folder = open(root, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw BundleIndexError.systemCall("open \(root)") }
+        defer { close(folder) }
+        let fd = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw BundleIndexError.systemCall("open \(path)") }
         close(fd)
         let deadline = monotonicSeconds() + timeout
-        while access(path, F_OK) == 0 {
+        while faccessat(folder, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 {
             if monotonicSeconds() > deadline {
-                unlink(path)
+                unlinkat(folder, name, 0)
                 throw BundleIndexError.syncTimedOut(root: root, seconds: timeout)
             }
             usleep(500)

@@ -21,6 +21,8 @@ final class WatchedTree {
     /// folder is watched where it leads, as `build` walks it); every other watch is of the
     /// path itself (`IN_DONT_FOLLOW`), as the tree walk does not follow links.
     var followedLinks: PathSet = []
+    /// The watcher's roots: a folder a root leads to is named as the root names it (`watch`).
+    var roots: [String] = []
     /// Test seam: pretend the limit is this many watches.
     var artificialLimit: Int?
 
@@ -81,7 +83,13 @@ final class WatchedTree {
                 // A root's watch is its own: a root moved into a watched folder goes away by
                 // its own IN_MOVE_SELF (taken over, that event named the new path, and the
                 // root was never marked gone); the folder is watched again by its scan.
-                if followedLinks.contains(old) || Self.keepsPath(old, over: dir) { return false }
+                // Between a name in a root and one outside every root, the root's wins
+                // (`isUnderRoot`).
+                switch (isUnderRoot(old), isUnderRoot(dir)) {
+                case (true, false): return false
+                case (false, true): break
+                default: if followedLinks.contains(old) || Self.keepsPath(old, over: dir) { return false }
+                }
                 unbind(old)
             }
             pathByWatch[wd] = dir
@@ -97,6 +105,18 @@ final class WatchedTree {
         }
         return false
     }
+
+    /// Whether `path` lies in a root. A folder watched under its real path for a lookup or as a
+    /// link's target, to which a root given as a link comes to lead (`ln -sfn` back to a release
+    /// an older one's links pointed into), took the root's name; it kept its own before: the
+    /// root's folders had no watch of their own, their events were not the root's, and when the
+    /// lookup was dropped, so was the kernel's watch of the root's folder.
+    private func isUnderRoot(_ path: String) -> Bool {
+        roots.contains { PathText.isSameOrInside(path, $0) }
+    }
+
+    /// Whether `dir` has a watch under that name.
+    func isWatched(_ dir: String) -> Bool { watchByPath[dir] != nil }
 
     /// Whether the folder watched as `watched` keeps that path when it is watched again as
     /// `path`: when `watched` is its real path, or when neither is and `watched` still leads to

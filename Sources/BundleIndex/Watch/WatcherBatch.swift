@@ -7,9 +7,9 @@ extension IndexWatcher {
     func applyPending() throws {
         settleUnpairedMoves()
         if !pending.rootWays.isEmpty {
-            let ways = pending.rootWays
-            pending.rootWays = []
-            followRootWays(ways)
+            let (ways, moved) = (pending.rootWays, pending.rootWaysMoved)
+            (pending.rootWays, pending.rootWaysMoved) = ([], [])
+            followRootWays(ways, moved: moved)
         }
         guard !pending.isEmpty else { pending = PendingChanges(); return }
         let batch = pending

@@ -18,7 +18,7 @@ extension IndexWatcher {
             return
         }
         guard let dir = tree.path(of: e.wd) else { return }
-        if !rootWays.isEmpty { noticeRootWays(in: dir, name: e.name) }
+        if !rootWays.isEmpty { noticeRootWays(e, in: dir) }
         if e.has(Int32(IN_DELETE_SELF)) || e.has(Int32(IN_MOVE_SELF)) {
             if isRoot(dir) {
                 rootWentAway(dir)
