@@ -181,4 +181,54 @@ struct RootWayTests {
         retarget.start()
         #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: root, timeout: 1.5) }
     }
+
+    /// Whether this process may mount a tmpfs (root, outside a container that forbids it).
+    static let canMount: Bool = {
+        let dir = makeTempDirectory(prefix: "mount-probe")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard (try? run(["mount", "-t", "tmpfs", "none", dir]).status) == 0 else { return false }
+        return (try? run(["umount", dir]).status) == 0
+    }()
+
+    @Test("a file system mounted over a folder on a root's way, then unmounted: each time the root is read where its path leads",
+          .enabled(if: canMount, "mounting a tmpfs needs root"))
+    func mountOverTheWay() throws {
+        let h = try WatcherHarness(["m/apps/A.app/Info.plist": Self.info("a")], watching: ["m/apps"])
+        defer { h.stop() }
+        let point = h.root + "/m"
+        #expect(try run(["mount", "-t", "tmpfs", "none", point]).status == 0)
+        var mounted = true
+        defer { if mounted { _ = try? run(["umount", point]) } }
+        try h.write("m/apps/B.app/Info.plist", Self.info("b"))
+        try h.sync("m/apps")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("m/apps/B.app") != nil && h.bundle("m/apps/A.app") == nil)
+        #expect(try run(["umount", point]).status == 0)
+        mounted = false
+        try h.sync("m/apps")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("m/apps/A.app") != nil && h.bundle("m/apps/B.app") == nil)
+    }
+
+    @Test("a file system mounted on a folder in a root, then unmounted: what it shows is indexed, and watched",
+          .enabled(if: canMount, "mounting a tmpfs needs root"))
+    func mountInARoot() throws {
+        let h = try WatcherHarness(["d/A.app/Info.plist": Self.info("a"), "T.app/Info.plist": Self.info("t")])
+        defer { h.stop() }
+        let point = h.root + "/d"
+        #expect(try run(["mount", "-t", "tmpfs", "none", point]).status == 0)
+        var mounted = true
+        defer { if mounted { _ = try? run(["umount", point]) } }
+        try h.sync()
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        try h.write("d/B.app/Info.plist", Self.info("b"))
+        try h.sync()
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("d/B.app") != nil && h.bundle("d/A.app") == nil)
+        #expect(try run(["umount", point]).status == 0)
+        mounted = false
+        try h.sync()
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("d/A.app") != nil && h.bundle("d/B.app") == nil)
+    }
 }

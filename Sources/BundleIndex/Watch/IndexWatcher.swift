@@ -219,12 +219,22 @@ public final class IndexWatcher {
         self.pump = pump
         pump.start()
         defer { pump.stop(); self.pump = nil }
+        // Mounts make no inotify event (`MountTable`); without the table, they go unseen.
+        let mounts = MountTable()
         while true {
             var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: pump.wakeFD, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: pump.wakeFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: mounts?.fd ?? -1, events: Int16(POLLPRI), revents: 0)]
             let n = poll(&fds, nfds_t(fds.count), nextTimeout())
             if n < 0 && errno != EINTR { throw BundleIndexError.systemCall("poll") }
             try drainEvents()
+            if let mounts, fds[2].revents & Int16(POLLPRI | POLLERR) != 0 {
+                let points = mounts.changes()
+                if !points.isEmpty {
+                    mountsChanged(points)
+                    pending.touched(at: monotonicSeconds())
+                }
+            }
             if fds[0].revents != 0 {
                 try applyPending()
                 try setState("stopped")
