@@ -44,24 +44,29 @@ extension IndexWatcher {
     /// A root whose way changed back and forth within one batch is replaced too: a folder made
     /// meanwhile got its watch through the way as it was at that moment.
     func followRootWays(_ changed: PathSet, moved: PathSet) {
-        var replaced: [(root: String, old: String?, new: String?)] = []
+        var replaced: [(root: String, old: String?, new: String?, away: Bool)] = []
         for root in changed.sorted(by: byteOrder) {
             let old = realRoots.first { sameBytes($0.root, root) }?.real
             let new = FileSystem.realPath(root)
             realRoots.removeAll { sameBytes($0.root, root) }
             if let new { realRoots.append((root, new)) }
-            if moved.contains(root) || tree.isReplaced(root) { replaced.append((root, old, new)) }
+            if moved.contains(root) || tree.isReplaced(root) {
+                replaced.append((root, old, new, tree.unwatched.contains(root)))
+            }
         }
         // All old watches go before any new one is added: one root's old folder may be on
         // another's way, or another root's new one.
-        for (root, _, _) in replaced { tree.forget(root) }
-        for (root, old, new) in replaced {
+        for (root, _, _, _) in replaced { tree.forget(root) }
+        for (root, old, new, away) in replaced {
             if FileSystem.isDirectory(root) {
                 logger.notice("a root's path leads to another folder now; watching it there", metadata: ["root": "\(root)"])
                 tree.watchRecursively(root)
             } else {
-                logger.warning("a watched root cannot be reached now (gone, or a folder on its way cannot be searched); it is watched again when it can be",
-                               metadata: ["root": "\(root)"])
+                // Said once: a root away already was said to be (`rootWentAway`, a retry).
+                if !away {
+                    logger.warning("a watched root cannot be reached now (gone, or a folder on its way cannot be searched); it is watched again when it can be",
+                                   metadata: ["root": "\(root)"])
+                }
                 tree.markUnwatched(root)
             }
             lookAgain(atFolder: root)
@@ -80,7 +85,9 @@ extension IndexWatcher {
     /// below the root are read again, which names those folders as events name them now.
     private func renameAround(_ root: String, old: String?, new: String?) {
         let places = [old, new].compactMap { $0 }
-        for other in roots where !sameBytes(other, root) {
+        // A root nested in this one by path, or holding it, names the shared folders alike:
+        // the replaced root's own look covers them.
+        for other in roots where !PathText.isSameOrInside(other, root) && !PathText.isSameOrInside(root, other) {
             guard let real = realRoots.first(where: { sameBytes($0.root, other) })?.real,
                   places.contains(where: { PathText.isSameOrInside(real, $0) || PathText.isSameOrInside($0, real) }) else { continue }
             tree.watchRecursively(other)
