@@ -140,6 +140,53 @@ struct RootWayTests {
         #expect(try h.bundle("cur/N.app") != nil)
     }
 
+    @Test("a root link made anew to lead where it led (`ln -sfn` run again): nothing is read again")
+    func sameTargetRelink() throws {
+        let h = try WatcherHarness(Self.app("A.app"), rootIsALink: true)
+        defer { h.stop() }
+        try h.sync()
+        let generation = try IndexReader(path: h.indexPath).generation()
+        #expect(symlink(h.root + "-real", h.root + ".new") == 0 && rename(h.root + ".new", h.root) == 0)
+        Thread.sleep(forTimeInterval: 0.5)
+        // Before, the root was replaced and every bundle read again, in a batch of its own.
+        #expect(try IndexReader(path: h.indexPath).generation() == generation)
+        try h.write("B.app/Info.plist", Self.info("b"))
+        try h.sync()
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("B.app") != nil)
+    }
+
+    @Test("a sync whose cookie the watcher has not read yet when the root link is made to lead elsewhere: it returns once the watcher caught up")
+    func syncAcrossARetarget() throws {
+        let pause = makeTempDirectory(prefix: "pause") + "/pause"
+        defer { try? FileManager.default.removeItem(atPath: (pause as NSString).deletingLastPathComponent) }
+        let h = try WatcherHarness(Self.app("A.app"), rootIsALink: true) { $0.pauseFile = pause }
+        defer { h.stop() }
+        let other = h.root + "-other"
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        try Self.makeApp("B.app", in: other)
+        FileManager.default.createFile(atPath: pause, contents: nil)
+        // The reader thread looks for the pause file between polls of up to 100 ms.
+        Thread.sleep(forTimeInterval: 0.3)
+        let synced = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Error?
+        let waiting = Thread {
+            do { try h.sync() } catch { outcome = error }
+            synced.signal()
+        }
+        waiting.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(symlink(other, h.root + ".new") == 0 && rename(h.root + ".new", h.root) == 0)
+        Thread.sleep(forTimeInterval: 0.3)
+        try FileManager.default.removeItem(atPath: pause)
+        // Before, the watcher removed the cookie by its path, which led into the new folder:
+        // the sync timed out although the watcher had applied it.
+        #expect(synced.wait(timeout: .now() + 20) == .success)
+        #expect(outcome == nil, "\(String(describing: outcome))")
+        try RootMoveTests().expectLikeAFreshBuild(h)
+        #expect(try h.bundle("B.app") != nil)
+    }
+
     @Test("a root link into another root's tree, retargeted away: the other root keeps its watches there")
     func linkRootLeavesAnotherRoot() throws {
         let h = try WatcherHarness(["r1/sub/A.app/Info.plist": Self.info("a"), "r1/B.app/Info.plist": Self.info("b"),

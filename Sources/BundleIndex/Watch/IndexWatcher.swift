@@ -67,6 +67,9 @@ public final class IndexWatcher {
     var overflows = 0
     /// Called after every applied batch, with the index generation it committed.
     public var onBatch: ((_ generation: UInt64) -> Void)?
+    /// The mount table as it was before the first watch (`MountTable`): a mount made while the
+    /// watcher caught up is a change at the loop's first look.
+    let mounts = MountTable()
     /// Tests set this: while the file exists the watcher does not read its inotify queue.
     var pauseFile: String?
     /// Reads the inotify queue into memory while the watcher works (created by `run`).
@@ -219,8 +222,9 @@ public final class IndexWatcher {
         self.pump = pump
         pump.start()
         defer { pump.stop(); self.pump = nil }
-        // Mounts make no inotify event (`MountTable`); without the table, they go unseen.
-        let mounts = MountTable()
+        // Mounts make no inotify event (`MountTable`); without the table, they go unseen. A mount
+        // made since the table was read (while catching up) is handled at once.
+        var lookAtMounts = mounts != nil
         while true {
             var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: pump.wakeFD, events: Int16(POLLIN), revents: 0),
@@ -228,10 +232,11 @@ public final class IndexWatcher {
             let n = poll(&fds, nfds_t(fds.count), nextTimeout())
             if n < 0 && errno != EINTR { throw BundleIndexError.systemCall("poll") }
             try drainEvents()
-            if let mounts, fds[2].revents & Int16(POLLPRI | POLLERR) != 0 {
+            if let mounts, lookAtMounts || fds[2].revents & Int16(POLLPRI | POLLERR) != 0 {
+                lookAtMounts = false
                 let points = mounts.changes()
                 if !points.isEmpty {
-                    mountsChanged(points)
+                    self.mountsChanged(points)
                     pending.touched(at: monotonicSeconds())
                 }
             }

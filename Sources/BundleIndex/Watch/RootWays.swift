@@ -37,12 +37,14 @@ extension IndexWatcher {
     }
 
     /// At the start of a batch, for the roots whose way may have changed (`moved`: surely did).
-    /// A root whose way changed, or whose path now names another folder than the one watched
-    /// under it (the kernel says so, `WatchedTree.isReplaced`), or none, or one again, is
-    /// replaced: its old watches are dropped, the folder it names now is watched and looked at
-    /// again in this batch, so its bundles are read from there and those it does not hold go.
-    /// A root whose way changed back and forth within one batch is replaced too: a folder made
-    /// meanwhile got its watch through the way as it was at that moment.
+    /// A root whose path now names another folder than the one watched under it (the kernel
+    /// says so, `WatchedTree.isReplaced`), or none, or one again, is replaced: its old watches
+    /// are dropped, the folder it names now is watched and looked at again in this batch, so
+    /// its bundles are read from there and those it does not hold go. When an entry on its way
+    /// was made, removed or renamed, every folder watched below it is asked too: a way changed
+    /// back and forth within one batch leaves the root's own folder as it was, but a folder made
+    /// meanwhile got its watch through the way as it led at that moment. A link made anew to
+    /// lead where it led (`ln -sfn` run again) replaces nothing (it read every bundle again).
     func followRootWays(_ changed: PathSet, moved: PathSet) {
         var replaced: [(root: String, old: String?, new: String?, away: Bool)] = []
         for root in changed.sorted(by: byteOrder) {
@@ -50,7 +52,7 @@ extension IndexWatcher {
             let new = FileSystem.realPath(root)
             realRoots.removeAll { sameBytes($0.root, root) }
             if let new { realRoots.append((root, new)) }
-            if moved.contains(root) || tree.isReplaced(root) {
+            if tree.isReplaced(root, below: moved.contains(root)) {
                 replaced.append((root, old, new, tree.unwatched.contains(root)))
             }
         }

@@ -50,10 +50,12 @@ extension IndexWatcher {
         for lookup in lookups where !isUnderRoot(lookup.folder) {
             if tree.watch(lookup.folder) {
                 added = true
-            } else if !tree.isWatched(lookup.folder) && !tree.unwatched.contains(lookup.folder) && FileSystem.isDirectory(lookup.folder) {
+            } else if !tree.isWatched(lookup.folder) && !tree.unwatched.contains(lookup.folder) && FileSystem.isDirectory(lookup.folder)
+                        && faccessat(AT_FDCWD, lookup.folder, R_OK, AT_EACCESS) != 0 {
                 // A folder the watcher may search but not read (mode 711 to it) takes no watch
                 // (`inotify_add_watch` needs read access): looked at again at each of the
-                // degraded mode's retries instead, and said once.
+                // degraded mode's retries instead, and said once. (One watched under a root's
+                // name, a bind mount's other view of a root, has its events named so.)
                 logger.warning("a folder looked into from outside the roots cannot be watched; it is looked at again every --rescan-interval",
                                metadata: ["folder": "\(lookup.folder)"])
                 tree.markUnwatched(lookup.folder)

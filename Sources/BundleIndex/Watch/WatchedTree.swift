@@ -141,16 +141,28 @@ final class WatchedTree {
     }
 
     /// Whether `path`, watched, now names another folder than the one watched under it (a root
-    /// given as a link made to lead elsewhere, a folder on its way replaced), or none; true
-    /// when it has no watch. Asked of the kernel: adding a watch for a folder already watched
-    /// gives that watch's descriptor.
-    func isReplaced(_ path: String) -> Bool {
-        guard let old = watchByPath[path] else { return true }
-        guard let now = try? inotify.addWatch(path, follow: followedLinks.contains(path)) else { return true }
-        if now == old { return false }
-        // Added just now for the asking: the caller watches the folder anew.
-        if pathByWatch[now] == nil { inotify.removeWatch(now) }
-        return true
+    /// given as a link made to lead elsewhere, a folder on its way replaced), or none; with
+    /// `below`, whether any folder watched at or below it does (a link made to lead elsewhere
+    /// and back: a folder made meanwhile was watched through it). Asked of the kernel: adding a
+    /// watch for a folder already watched gives that watch's descriptor. A path without a watch
+    /// is replaced when it went away (`unwatched`) or can be watched now; one that could not
+    /// be watched and still cannot (a root the watcher may not read) is not.
+    func isReplaced(_ path: String, below: Bool = false) -> Bool {
+        guard watchByPath[path] != nil else {
+            if unwatched.contains(path) { return true }
+            guard let now = try? inotify.addWatch(path, follow: followedLinks.contains(path)) else { return false }
+            if pathByWatch[now] == nil { inotify.removeWatch(now) }
+            return true
+        }
+        for dir in below ? paths(atOrBelow: path) : [path] {
+            guard let old = watchByPath[dir] else { continue }
+            guard let now = try? inotify.addWatch(dir, follow: followedLinks.contains(dir)) else { return true }
+            if now == old { continue }
+            // Added just now for the asking: the caller watches the folder anew.
+            if pathByWatch[now] == nil { inotify.removeWatch(now) }
+            return true
+        }
+        return false
     }
 
     /// Removes the watch of `dir` alone (a folder watched for what is looked up in it, which

@@ -11,7 +11,13 @@ extension IndexWatcher {
             (pending.rootWays, pending.rootWaysMoved) = ([], [])
             followRootWays(ways, moved: moved)
         }
-        guard !pending.isEmpty else { pending = PendingChanges(); return }
+        guard !pending.isEmpty else {
+            pending = PendingChanges()
+            // A folder watched again (a retry, a way folder made readable) with nothing else to
+            // do: the state said "degraded" for good.
+            if liveOrDegraded != writtenState { try setState(liveOrDegraded) }
+            return
+        }
         let batch = pending
         pending = PendingChanges()
         let started = monotonicSeconds()
