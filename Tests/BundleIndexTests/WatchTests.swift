@@ -240,34 +240,6 @@ struct WatchTests {
         #expect(try h.bundle("Ink.app")?.rel("e", nil, dir: "Shared/d7") == "Shared/d7/e")
     }
 
-    @Test("a link out of a bundle made to lead elsewhere again and again: the old targets' watches go, and all of them with the bundle")
-    func linkTargetsUnwatched() throws {
-        let outside = makeTempDirectory(prefix: "watch-targets")
-        defer { try? FileManager.default.removeItem(atPath: outside) }
-        for target in ["a", "b"] {
-            for i in 0..<5 { try FileManager.default.createDirectory(atPath: outside + "/\(target)/d\(i)", withIntermediateDirectories: true) }
-            FileManager.default.createFile(atPath: outside + "/\(target)/x.png", contents: Data())
-        }
-        let files = ["Ink.app/Ink": "", "Ink.app/Info.plist": infoPlist([:])]
-        let plain = try WatcherHarness()
-        let without = plain.watcher.tree.count
-        plain.stop()
-        let h = try WatcherHarness(files, links: ["Ink.app/Shared": outside + "/a"])
-        defer { h.stop() }
-        let first = h.watcher.tree.count
-        for target in ["b", "a", "b", "a"] {
-            #expect(unlink(h.root + "/Ink.app/Shared") == 0 && symlink(outside + "/" + target, h.root + "/Ink.app/Shared") == 0)
-            try h.sync()
-        }
-        // Before, each retarget kept the old target's six watches until an overflow's rescan.
-        #expect(h.watcher.tree.count == first, "\(h.watcher.tree.count) watches, \(first) at the start")
-        #expect(try h.bundle("Ink.app")?.rel("x", "png", dir: "Shared") == "Shared/x.png")
-        try FileManager.default.removeItem(atPath: h.root + "/Ink.app")
-        try h.sync()
-        #expect(h.watcher.tree.count == without, "\(h.watcher.tree.count) watches once the bundle is gone, \(without) for an empty root")
-        #expect(h.watcher.linkedBy.isEmpty && h.watcher.linkTargets.isEmpty)
-    }
-
     @Test("a catch-up that keeps a bundle watches where its followed links lead, not where its links not followed do")
     func keptBundleWatchesLikeAScan() throws {
         // `top -> /` holds the bundle: not followed, only stamped. A catch-up took every stamp

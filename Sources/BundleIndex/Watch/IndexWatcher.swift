@@ -43,6 +43,8 @@ public final class IndexWatcher {
     var linkedBy: PathMap<PathSet> = [:]
     /// `linkedBy` the other way round: bundle → the targets recorded for it.
     var linkTargets: PathMap<[String]> = [:]
+    /// Targets the current batch found no bundle linking to (`unwatchUnlinkedTargets`).
+    var unlinkedTargets: PathSet = []
     /// The folders bundles' stamps look up outside them, with the entries looked up
     /// (docs/watching.md, "Links not followed").
     var stampInterests = StampInterests()
@@ -200,6 +202,7 @@ public final class IndexWatcher {
             try writer.bumpGeneration()
         }
         warnKept(keptUnreadable.sorted(by: byteOrder))
+        unwatchUnlinkedTargets()
         try setState(liveOrDegraded)
         logger.info("caught up", metadata: ["kept": "\(kept)", "scanned": "\(scanned)", "removed": "\(removed)",
                                             "watches": "\(tree.count)",

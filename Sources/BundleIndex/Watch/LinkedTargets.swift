@@ -19,7 +19,7 @@ extension IndexWatcher {
         }
         let unlinked = dropLinks(of: bundle)
         linkTargets[bundle] = targets.isEmpty ? nil : targets
-        for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unwatchTarget(target) }
+        for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unlinkedTargets.insert(target) }
         for target in targets {
             linkedBy[target, default: []].insert(bundle)
             // A target in a root is watched with the root (named as events name it, it is below
@@ -40,8 +40,17 @@ extension IndexWatcher {
     /// Forgets the targets of `bundle`'s links (the bundle is gone), and the watches of those no
     /// other bundle links to.
     func forgetLinks(of bundle: String) {
-        for target in dropLinks(of: bundle) { unwatchTarget(target) }
+        unlinkedTargets.formUnion(dropLinks(of: bundle))
         linkTargets[bundle] = nil
+    }
+
+    /// At a batch's end, drops the watches of the targets no bundle links to any more. Not at
+    /// once: a bundle renamed is found gone under its old name before it is read under the new
+    /// one, and a file written in its target in between made no event (the target's watches
+    /// were dropped and added again only after the new name's scan).
+    func unwatchUnlinkedTargets() {
+        for target in unlinkedTargets where linkedBy[target] == nil { unwatchTarget(target) }
+        unlinkedTargets = []
     }
 
     /// Removes `bundle` from the bundles linking to each of its recorded targets; returns the

@@ -45,6 +45,7 @@ extension IndexWatcher {
                 try writer.setMeta(.unwatchedDirectories, u64: UInt64(tree.unwatched.count))
             }
             watchScanned(scannedDirectories)
+            unwatchUnlinkedTargets()
             if liveOrDegraded != writtenState { try setState(liveOrDegraded) }
             logger.debug("batch applied", metadata: ["bundles": "\(rescanned.count)",
                                                     "seconds": "\(monotonicSeconds() - started)"])
@@ -185,6 +186,7 @@ extension IndexWatcher {
         movedFrom = [:]
         linkedBy = [:]
         linkTargets = [:]
+        unlinkedTargets = []
         stampInterests = StampInterests()
         rootWays = StampInterests()
         realRoots = roots.compactMap { root in FileSystem.realPath(root).map { (root, $0) } }

@@ -1,0 +1,59 @@
+// The watches of followed links' targets outside the roots (fifteenth session): dropped when no
+// bundle links there any more, at the end of the batch that found it so.
+import Foundation
+import Testing
+@testable import BundleIndex
+@testable import BundleIndexCore
+
+@Suite("Watcher: link targets' watches", .serialized, .tags(.slow), .enabled(if: TestPlan.runsSlowSuites, "quick run (tools/test.sh --quick)"))
+struct LinkTargetWatchTests {
+    @Test("a link out of a bundle made to lead elsewhere again and again: the old targets' watches go, and all of them with the bundle")
+    func linkTargetsUnwatched() throws {
+        let outside = makeTempDirectory(prefix: "watch-targets")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        for target in ["a", "b"] {
+            for i in 0..<5 { try FileManager.default.createDirectory(atPath: outside + "/\(target)/d\(i)", withIntermediateDirectories: true) }
+            FileManager.default.createFile(atPath: outside + "/\(target)/x.png", contents: Data())
+        }
+        let files = ["Ink.app/Ink": "", "Ink.app/Info.plist": infoPlist([:])]
+        let plain = try WatcherHarness()
+        let without = plain.watcher.tree.count
+        plain.stop()
+        let h = try WatcherHarness(files, links: ["Ink.app/Shared": outside + "/a"])
+        defer { h.stop() }
+        let first = h.watcher.tree.count
+        for target in ["b", "a", "b", "a"] {
+            #expect(unlink(h.root + "/Ink.app/Shared") == 0 && symlink(outside + "/" + target, h.root + "/Ink.app/Shared") == 0)
+            try h.sync()
+        }
+        // Before, each retarget kept the old target's six watches until an overflow's rescan.
+        #expect(h.watcher.tree.count == first, "\(h.watcher.tree.count) watches, \(first) at the start")
+        #expect(try h.bundle("Ink.app")?.rel("x", "png", dir: "Shared") == "Shared/x.png")
+        try FileManager.default.removeItem(atPath: h.root + "/Ink.app")
+        try h.sync()
+        #expect(h.watcher.tree.count == without, "\(h.watcher.tree.count) watches once the bundle is gone, \(without) for an empty root")
+        #expect(h.watcher.linkedBy.isEmpty && h.watcher.linkTargets.isEmpty)
+    }
+
+    @Test("a link target nobody links to any more is unwatched at the batch's end, not at once: a bundle renamed keeps it watched")
+    func unlinkedTargetsUnwatchedAtTheBatchEnd() throws {
+        let outside = makeTempDirectory(prefix: "watch-renamed")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        let h = try WatcherHarness(["X.app/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.x"])],
+                                   links: ["X.app/Resources": outside])
+        h.stop()   // the loop is over: the watcher's state is the test's
+        let w = h.watcher
+        #expect(w.tree.isWatched(outside))
+        // A rename: the bundle is found gone under its old name, then read under the new one.
+        // Dropped at once, the target's watches came back only after the new name's scan, and a
+        // file written there in between made no event (a review's repro: 3 of 3 runs).
+        w.forgetLinks(of: h.root + "/X.app")
+        #expect(w.tree.isWatched(outside))
+        w.noteLinks(of: h.root + "/Y.app", to: [outside])
+        w.unwatchUnlinkedTargets()
+        #expect(w.tree.isWatched(outside))
+        w.forgetLinks(of: h.root + "/Y.app")
+        w.unwatchUnlinkedTargets()
+        #expect(!w.tree.isWatched(outside))
+    }
+}
