@@ -110,7 +110,7 @@ public final class IndexWatcher {
             absolute.append(path)
         }
         self.roots = absolute.sorted(by: byteOrder)
-        self.realRoots = self.roots.compactMap { root in FileSystem.realPath(root).map { (root, $0) } }
+        self.realRoots = Self.realPaths(of: self.roots)
         self.store = try IndexStore.openForWriting(path: indexPath)
         self.ownership = try Self.claim(indexPath)
         self.options = options
@@ -120,6 +120,16 @@ public final class IndexWatcher {
         tree.roots = self.roots
         self.logger = logger
         self.declaredBundles = PathSet(try store.read { try $0.declaredBundles() })
+    }
+
+    /// Each of `roots` with its real path (those that have one).
+    static func realPaths(of roots: [String]) -> [(root: String, real: String)] {
+        roots.compactMap { root in FileSystem.realPath(root).map { (root, $0) } }
+    }
+
+    /// The real path recorded for `root` (`realRoots`).
+    func realPath(ofRoot root: String) -> String? {
+        realRoots.first { sameBytes($0.root, root) }?.real
     }
 
     /// A tree walker that knows the folders `build --bundle` declared bundles.
@@ -274,7 +284,7 @@ public final class IndexWatcher {
                 lookAgain(atFolder: dir)
                 if isRoot(dir) {
                     releaseCookiesOfReturned(dir)
-                    pending.rootWays.insert(dir)
+                    pending.rootWay(dir)
                 }
             }
             pending.touched(at: now)
@@ -312,7 +322,7 @@ public final class IndexWatcher {
     func folderChanged(_ dir: String) {
         // Its mode or owner may let a resolution through it go further, or not as far.
         for bundle in stampInterests.bundles(lookingInto: dir) { pending.bundles.insert(bundle) }
-        for root in rootWays.bundles(lookingInto: dir) { pending.rootWays.insert(root) }
+        for root in rootWays.bundles(lookingInto: dir) { pending.rootWay(root) }
         markChanged(PathText.parent(of: dir), name: PathText.lastComponent(dir))
     }
 

@@ -76,10 +76,18 @@ extension IndexWatcher {
     /// stamp's or a root's way looks into.
     private func unwatchTarget(_ target: String) {
         guard !isUnderRoot(target) else { return }
-        tree.forget(target, keeping: { path in
-            self.isUnderRoot(path) || self.isBelowLinkTarget(path)
-                || self.stampInterests.looks(into: path) || self.rootWays.looks(into: path)
-        })
+        tree.forget(target, keeping: isWatchNeeded)
+    }
+
+    /// Reads again, in the next batch, the bundles whose links lead to `place`, into it or to a
+    /// folder holding it, and those whose stamps' lookups lie there or below: what `place`
+    /// names changed (a root replaced, a mount), and reading them names their folders as
+    /// events name them now.
+    func readAgainBundles(around place: String) {
+        for bundle in stampInterests.bundles(lookingBelow: place) { pending.bundles.insert(bundle) }
+        for (target, linking) in linkedBy where PathText.isSameOrInside(target, place) || PathText.isSameOrInside(place, target) {
+            pending.bundles.formUnion(linking)
+        }
     }
 
     /// Bundles whose links lead to `path` or to a directory holding it.

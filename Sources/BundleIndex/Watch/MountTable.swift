@@ -84,21 +84,14 @@ extension IndexWatcher {
             let named = eventPath(ofReal: point)
             tree.forget(named)
             for (root, real) in realRoots where PathText.isSameOrInside(real, point) || PathText.isSameOrInside(root, named) {
-                pending.rootWays.insert(root)
-                pending.rootWaysMoved.insert(root)
+                pending.rootWay(root, surely: true)
             }
-            for root in rootWays.bundles(lookingBelow: named) {
-                pending.rootWays.insert(root)
-                pending.rootWaysMoved.insert(root)
-            }
+            for root in rootWays.bundles(lookingBelow: named) { pending.rootWay(root, surely: true) }
             if isUnderRoot(named) {
                 if FileSystem.isDirectory(named) { tree.watchRecursively(named) }
                 lookAgain(atFolder: named)
             }
-            for bundle in stampInterests.bundles(lookingBelow: named) { pending.bundles.insert(bundle) }
-            for (target, linking) in linkedBy where PathText.isSameOrInside(target, named) || PathText.isSameOrInside(named, target) {
-                pending.bundles.formUnion(linking)
-            }
+            readAgainBundles(around: named)
         }
         reportLimit()
     }

@@ -11,6 +11,12 @@ struct PendingChanges {
     /// entry on it made, removed or renamed): `IndexWatcher.followRootWays`.
     var rootWays: PathSet = []
     var rootWaysMoved: PathSet = []
+
+    /// `root`'s way may have changed; with `surely`, an entry on it was made, removed or renamed.
+    mutating func rootWay(_ root: String, surely: Bool = false) {
+        rootWays.insert(root)
+        if surely { rootWaysMoved.insert(root) }
+    }
     /// The kernel's queue overflowed: events were lost, every root is rescanned.
     var overflow = false
     /// Monotonic seconds of the first and the latest event of this batch.

@@ -30,10 +30,7 @@ extension IndexWatcher {
         let roots = e.name.isEmpty ? rootWays.bundles(lookingInto: dir) : rootWays.bundles(lookingUp: e.name, in: dir)
         guard !roots.isEmpty else { return }
         let moved = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
-        for root in roots {
-            pending.rootWays.insert(root)
-            if e.mask & moved != 0 { pending.rootWaysMoved.insert(root) }
-        }
+        for root in roots { pending.rootWay(root, surely: e.mask & moved != 0) }
     }
 
     /// At the start of a batch, for the roots whose way may have changed (`moved`: surely did).
@@ -48,7 +45,7 @@ extension IndexWatcher {
     func followRootWays(_ changed: PathSet, moved: PathSet) {
         var replaced: [(root: String, old: String?, new: String?, away: Bool)] = []
         for root in changed.sorted(by: byteOrder) {
-            let old = realRoots.first { sameBytes($0.root, root) }?.real
+            let old = realPath(ofRoot: root)
             let new = FileSystem.realPath(root)
             realRoots.removeAll { sameBytes($0.root, root) }
             if let new { realRoots.append((root, new)) }
@@ -90,17 +87,12 @@ extension IndexWatcher {
         // A root nested in this one by path, or holding it, names the shared folders alike:
         // the replaced root's own look covers them.
         for other in roots where !PathText.isSameOrInside(other, root) && !PathText.isSameOrInside(root, other) {
-            guard let real = realRoots.first(where: { sameBytes($0.root, other) })?.real,
+            guard let real = realPath(ofRoot: other),
                   places.contains(where: { PathText.isSameOrInside(real, $0) || PathText.isSameOrInside($0, real) }) else { continue }
             tree.watchRecursively(other)
             lookAgain(atFolder: other)
         }
-        for place in places + [root] {
-            for bundle in stampInterests.bundles(lookingBelow: place) { pending.bundles.insert(bundle) }
-            for (target, linking) in linkedBy where PathText.isSameOrInside(target, place) || PathText.isSameOrInside(place, target) {
-                pending.bundles.formUnion(linking)
-            }
-        }
+        for place in places + [root] { readAgainBundles(around: place) }
     }
 }
 #endif

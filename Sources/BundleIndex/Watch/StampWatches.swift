@@ -38,14 +38,17 @@ extension IndexWatcher {
         }
     }
 
+    /// Whether the watch of `folder` is needed: a root holds it, or a followed link's target, or
+    /// a stamp's or a root's way looks into it.
+    func isWatchNeeded(_ folder: String) -> Bool {
+        isUnderRoot(folder) || isBelowLinkTarget(folder) || stampInterests.looks(into: folder) || rootWays.looks(into: folder)
+    }
+
     /// Watches the folders of `lookups` outside the roots, and drops the watches of `emptied`
-    /// (folders looked into no more) that nothing else needs: no root holds them, no followed
-    /// link's target, no stamp's or root's way looks into them. True when a watch was added.
+    /// (folders looked into no more) that nothing else needs (`isWatchNeeded`). True when a
+    /// watch was added.
     func watchLookupFolders(_ lookups: [StampLookups.Lookup], dropping emptied: [String]) -> Bool {
-        for folder in emptied where !isUnderRoot(folder) && !isBelowLinkTarget(folder)
-                                    && !stampInterests.looks(into: folder) && !rootWays.looks(into: folder) {
-            tree.unwatch(folder)
-        }
+        for folder in emptied where !isWatchNeeded(folder) { tree.unwatch(folder) }
         var added = false
         for lookup in lookups where !isUnderRoot(lookup.folder) {
             if tree.watch(lookup.folder) {

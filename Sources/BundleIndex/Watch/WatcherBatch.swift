@@ -189,7 +189,7 @@ extension IndexWatcher {
         unlinkedTargets = []
         stampInterests = StampInterests()
         rootWays = StampInterests()
-        realRoots = roots.compactMap { root in FileSystem.realPath(root).map { (root, $0) } }
+        realRoots = Self.realPaths(of: roots)
         for r in roots { tree.watchRecursively(r) }
         for r in roots { noteRootWay(r) }
         reportLimit()

@@ -98,7 +98,7 @@ extension IndexWatcher {
         tree.forget(root)
         tree.markUnwatched(root)
         lookAgain(atFolder: root)
-        pending.rootWays.insert(root)
+        pending.rootWay(root)
     }
 
     /// An entry `name` of `directory` changed: rescan every bundle whose indexed tree holds it,
@@ -186,7 +186,7 @@ extension IndexWatcher {
             reportLimit()
             lookAgain(atFolder: root)
             releaseCookiesOfReturned(root)
-            pending.rootWays.insert(root)
+            pending.rootWay(root)
         }
     }
 
@@ -200,7 +200,7 @@ extension IndexWatcher {
     func outsideFolderWentAway(_ dir: String) {
         for (target, linking) in linkedBy where PathText.isSameOrInside(target, dir) { pending.bundles.formUnion(linking) }
         for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
-        for root in rootWays.bundles(lookingBelow: dir) { pending.rootWays.insert(root) }
+        for root in rootWays.bundles(lookingBelow: dir) { pending.rootWay(root) }
         for root in roots(atOrBelow: dir) where !tree.unwatched.contains(root) { rootWentAway(root) }
         tree.forget(dir, keeping: { path in self.roots.contains { PathText.isSameOrInside(path, $0) } })
     }
