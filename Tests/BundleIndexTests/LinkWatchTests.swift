@@ -162,8 +162,7 @@ struct LookupFolderTests {
         // Its rename was taken for a folder's inside the tree: its watches were carried to the
         // new name, it was never marked gone, and never watched again (every sync timed out).
         let sibling = "sib-" + UUID().uuidString
-        var options = IndexWatcher.Options()
-        options.rescanInterval = 0.2
+        let options = WatcherHarness.quickRetry
         let h = try WatcherHarness(LinkWatchTests.app, links: ["A.app/x.png": "../../\(sibling)/x.png"], options: options)
         defer { h.stop() }
         // The link climbs out of the root: the root's parent is watched for the entry `sib-…`.
@@ -186,8 +185,7 @@ struct LookupFolderTests {
         // it goes away with `p`, and is watched again when back: at once while `out` is still
         // watched, else at the degraded mode's retry (the bundle's lookups, and with them
         // `out`'s watch, may go with the root's bundles before `p` is back).
-        var options = IndexWatcher.Options()
-        options.rescanInterval = 0.2
+        let options = WatcherHarness.quickRetry
         let h = try WatcherHarness(LinkWatchTests.app, links: ["A.app/x.png": "../../../p/x.png"], options: options,
                                    rootIn: out.path + "/p")
         defer { h.stop() }

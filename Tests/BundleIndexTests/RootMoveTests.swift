@@ -13,12 +13,6 @@ struct RootMoveTests {
         ["\(name)/Info.plist": infoPlist(["CFBundleIdentifier": "org.example.\(name.count)"]), "\(name)/a.png": ""]
     }
 
-    static var quickRetry: IndexWatcher.Options {
-        var options = IndexWatcher.Options()
-        options.rescanInterval = 0.2
-        return options
-    }
-
     /// The bundles of the watched index and of a fresh build of the same roots agree, and
     /// `verify` finds nothing.
     func expectLikeAFreshBuild(_ h: WatcherHarness, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -32,7 +26,7 @@ struct RootMoveTests {
 
     @Test("a root moved into another root went away; made again, it is watched and read")
     func rootMovedIntoAnotherRoot() throws {
-        let h = try WatcherHarness(Self.app("S/A.app").merging(Self.app("T/T.app")) { $1 }, options: Self.quickRetry, watching: ["S", "T"])
+        let h = try WatcherHarness(Self.app("S/A.app").merging(Self.app("T/T.app")) { $1 }, options: WatcherHarness.quickRetry, watching: ["S", "T"])
         defer { h.stop() }
         try h.move("S", "T/S")
         try h.sync("T")
@@ -46,7 +40,7 @@ struct RootMoveTests {
 
     @Test("a nested root whose folder is renamed away and back is watched again: the watcher is live, not degraded")
     func nestedRootRenamedBack() throws {
-        let h = try WatcherHarness(Self.app("T/T.app").merging(Self.app("T/d/R2/A.app")) { $1 }, options: Self.quickRetry,
+        let h = try WatcherHarness(Self.app("T/T.app").merging(Self.app("T/d/R2/A.app")) { $1 }, options: WatcherHarness.quickRetry,
                                    watching: ["T", "T/d/R2"])
         defer { h.stop() }
         try h.move("T/d", "T/e")
@@ -70,7 +64,7 @@ struct RootMoveTests {
         // its parent, so `O`'s own IN_MOVE_SELF tells (LookupFolderTests.lookupFolderAboveTheRoot
         // has the parent watched too, and the rename seen there). The root's watches were kept
         // under its old path, unmarked: the bundles read again at the old path went, for good.
-        let h = try WatcherHarness(Self.app("A.app"), links: ["A.app/L.png": "../../c/f.png"], options: Self.quickRetry,
+        let h = try WatcherHarness(Self.app("A.app"), links: ["A.app/L.png": "../../c/f.png"], options: WatcherHarness.quickRetry,
                                    rootIn: out.path + "/O")
         defer { h.stop() }
         try h.sync()
@@ -84,7 +78,7 @@ struct RootMoveTests {
 
     @Test("a root replaced by a link to its folder: its bundles are read through the link")
     func rootReplacedByALink() throws {
-        let h = try WatcherHarness(Self.app("A.app"), options: Self.quickRetry)
+        let h = try WatcherHarness(Self.app("A.app"), options: WatcherHarness.quickRetry)
         defer { h.stop() }
         #expect(rename(h.root, h.root + "-old") == 0)
         try FileManager.default.createSymbolicLink(atPath: h.root, withDestinationPath: h.root + "-old")

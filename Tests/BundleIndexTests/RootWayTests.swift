@@ -34,7 +34,7 @@ struct RootWayTests {
         let other = h.root + "-other"
         defer { try? FileManager.default.removeItem(atPath: other) }
         try Self.makeApp("B.app", in: other)
-        #expect(symlink(other, h.root + ".new") == 0 && rename(h.root + ".new", h.root) == 0)
+        Self.retarget(h.root, to: other)
         try h.sync()
         try RootMoveTests().expectLikeAFreshBuild(h)
         #expect(try h.bundle("A.app") == nil && h.bundle("B.app") != nil)
@@ -83,7 +83,12 @@ struct RootWayTests {
     /// Makes the link `link` (relative to the harness's folder) lead to `target` by a rename, as
     /// `ln -sfn` does today.
     static func retarget(_ h: WatcherHarness, _ link: String, to target: String) {
-        let path = h.root + "/" + link
+        retarget(h.root + "/" + link, to: target)
+    }
+
+    /// Makes the link at `path` lead to `target` by a rename (a root given as a link: the
+    /// harness's root itself).
+    static func retarget(_ path: String, to target: String) {
         #expect(symlink(target, path + ".new") == 0 && rename(path + ".new", path) == 0)
     }
 
@@ -146,7 +151,7 @@ struct RootWayTests {
         defer { h.stop() }
         try h.sync()
         let generation = try IndexReader(path: h.indexPath).generation()
-        #expect(symlink(h.root + "-real", h.root + ".new") == 0 && rename(h.root + ".new", h.root) == 0)
+        Self.retarget(h.root, to: h.root + "-real")
         Thread.sleep(forTimeInterval: 0.5)
         // Before, the root was replaced and every bundle read again, in a batch of its own.
         #expect(try IndexReader(path: h.indexPath).generation() == generation)
@@ -176,7 +181,7 @@ struct RootWayTests {
         }
         waiting.start()
         Thread.sleep(forTimeInterval: 0.3)
-        #expect(symlink(other, h.root + ".new") == 0 && rename(h.root + ".new", h.root) == 0)
+        Self.retarget(h.root, to: other)
         Thread.sleep(forTimeInterval: 0.3)
         try FileManager.default.removeItem(atPath: pause)
         // Before, the watcher removed the cookie by its path, which led into the new folder:

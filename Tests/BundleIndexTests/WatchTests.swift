@@ -344,8 +344,7 @@ struct WatchTests {
 
     @Test("watch limit reached: degraded mode rescans unwatched directories and says so")
     func degraded() throws {
-        var options = IndexWatcher.Options()
-        options.rescanInterval = 0.2
+        let options = WatcherHarness.quickRetry
         let h = try WatcherHarness(Self.app, options: options) { $0.tree.artificialLimit = 3 }
         defer { h.stop() }
         let stats = try IndexReader(path: h.indexPath).statistics()

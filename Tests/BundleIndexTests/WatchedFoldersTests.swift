@@ -53,8 +53,7 @@ struct WatchedFoldersTests {
 
     @Test("a root moved away and back: its bundles go while it is away, and what it holds when it is back is indexed")
     func rootMovedAwayAndBack() throws {
-        var options = IndexWatcher.Options()
-        options.rescanInterval = 0.2
+        let options = WatcherHarness.quickRetry
         let watch = try WatcherHarness(Self.tree, options: options)
         defer { watch.stop() }
         let away = watch.root + "-away"

@@ -69,6 +69,13 @@ final class WatcherHarness: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: indexPath)
     }
 
+    /// Options whose degraded-mode retry comes every 0.2 s, for tests that wait for one.
+    static var quickRetry: IndexWatcher.Options {
+        var options = IndexWatcher.Options()
+        options.rescanInterval = 0.2
+        return options
+    }
+
     func sync() throws { try IndexWatcher.sync(root: root, timeout: 30) }
 
     /// `sync` of the root `relative` (one of `watching`).
