@@ -61,14 +61,18 @@ struct PathMap<Value>: Sequence, ExpressibleByDictionaryLiteral {
     var keys: [String] { entries.keys.map(\.text) }
     var values: Dictionary<BytewiseString, Value>.Values { entries.values }
 
+    // Both subscripts yield the stored value for a change in place (`map[p]?.remove(x)`,
+    // `map[p, default: []].insert(x)`): with a setter, the value was copied out, changed and
+    // written back, so a set of 2 000 paths was copied for each one removed (`perf` of the
+    // watcher as 2 000 link targets were deleted: `_NativeSet.copy`).
     subscript(path: String) -> Value? {
         get { entries[BytewiseString(text: path)] }
-        set { entries[BytewiseString(text: path)] = newValue }
+        _modify { yield &entries[BytewiseString(text: path)] }
     }
 
     subscript(path: String, default value: @autoclosure () -> Value) -> Value {
         get { entries[BytewiseString(text: path), default: value()] }
-        set { entries[BytewiseString(text: path), default: value()] = newValue }
+        _modify { yield &entries[BytewiseString(text: path), default: value()] }
     }
 
     @discardableResult

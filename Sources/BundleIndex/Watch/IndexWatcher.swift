@@ -40,7 +40,7 @@ public final class IndexWatcher {
     var bundles: PathSet = []
     /// Real directories outside a bundle that its symbolic links lead to → the bundles that
     /// index them under their own paths (docs/watching.md, "Links out of a bundle").
-    var linkedBy: PathMap<PathSet> = [:]
+    var linkedBy = LinkTargetMap()
     /// `linkedBy` the other way round: bundle → the targets recorded for it.
     var linkTargets: PathMap<[String]> = [:]
     /// Targets the current batch found no bundle linking to (`unwatchUnlinkedTargets`).

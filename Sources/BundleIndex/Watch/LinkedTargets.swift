@@ -21,7 +21,7 @@ extension IndexWatcher {
         linkTargets[bundle] = targets.isEmpty ? nil : targets
         for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unlinkedTargets.insert(target) }
         for target in targets {
-            linkedBy[target, default: []].insert(bundle)
+            linkedBy.add(bundle, linkingTo: target)
             // A target in a root is watched with the root (named as events name it, it is below
             // the root's path).
             if !isUnderRoot(target), !tree.watchRecursively(target, atMost: linkTargetFolders).complete {
@@ -49,7 +49,7 @@ extension IndexWatcher {
     /// one, and a file written in its target in between made no event (the target's watches
     /// were dropped and added again only after the new name's scan).
     func unwatchUnlinkedTargets() {
-        for target in unlinkedTargets where linkedBy[target] == nil { unwatchTarget(target) }
+        for target in unlinkedTargets where !linkedBy.isLinked(target) { unwatchTarget(target) }
         unlinkedTargets = []
     }
 
@@ -59,12 +59,8 @@ extension IndexWatcher {
     /// ×19 (`perf`).
     private func dropLinks(of bundle: String) -> [String] {
         var unlinked: [String] = []
-        for target in linkTargets[bundle] ?? [] {
-            linkedBy[target]?.remove(bundle)
-            if linkedBy[target]?.isEmpty == true {
-                linkedBy[target] = nil
-                unlinked.append(target)
-            }
+        for target in linkTargets[bundle] ?? [] where linkedBy.remove(bundle, linkingTo: target) {
+            unlinked.append(target)
         }
         return unlinked
     }
@@ -85,18 +81,13 @@ extension IndexWatcher {
     /// events name them now.
     func readAgainBundles(around place: String) {
         for bundle in stampInterests.bundles(lookingBelow: place) { pending.bundles.insert(bundle) }
-        for (target, linking) in linkedBy where PathText.isSameOrInside(target, place) || PathText.isSameOrInside(place, target) {
-            pending.bundles.formUnion(linking)
-        }
+        pending.bundles.formUnion(linkedBy.bundles(linkingAtOrBelow: place))
+        pending.bundles.formUnion(linkedBy.bundles(linkingTo: place))
     }
 
     /// Bundles whose links lead to `path` or to a directory holding it.
     func bundlesLinking(to path: String) -> PathSet {
-        var out: PathSet = []
-        for (target, linking) in linkedBy where PathText.isSameOrInside(path, target) {
-            out.formUnion(linking)
-        }
-        return out
+        linkedBy.bundles(linkingTo: path)
     }
 
     /// True when `path` is a root or lies below one.

@@ -86,7 +86,7 @@ extension IndexWatcher {
     /// Whether `folder` is a followed link's target outside the roots, or lies below one
     /// (watched with all its tree: a folder created there is watched too).
     func isBelowLinkTarget(_ folder: String) -> Bool {
-        linkedBy.contains { PathText.isSameOrInside(folder, $0.key) }
+        linkedBy.holds(folder)
     }
 
     /// Whether folders created in `folder` get watches: below a root or a followed link's

@@ -184,7 +184,7 @@ extension IndexWatcher {
         // change made before them.
         tree.reset()
         movedFrom = [:]
-        linkedBy = [:]
+        linkedBy.removeAll()
         linkTargets = [:]
         unlinkedTargets = []
         stampInterests = StampInterests()

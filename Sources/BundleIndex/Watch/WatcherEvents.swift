@@ -198,7 +198,7 @@ extension IndexWatcher {
     /// watched again when it is back); forgetting a folder watched for stamps once took the
     /// roots' watches along, unmarked, and they were never watched again.
     func outsideFolderWentAway(_ dir: String) {
-        for (target, linking) in linkedBy where PathText.isSameOrInside(target, dir) { pending.bundles.formUnion(linking) }
+        pending.bundles.formUnion(linkedBy.bundles(linkingAtOrBelow: dir))
         for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
         for root in rootWays.bundles(lookingBelow: dir) { pending.rootWay(root) }
         for root in roots(atOrBelow: dir) where !tree.unwatched.contains(root) { rootWentAway(root) }
