@@ -150,12 +150,14 @@ public final class IndexWatcher {
         for root in roots { noteRootWay(root) }
         reportLimit()
         // Cookies already in the roots — a sync waiting for this watcher, or one killed before
-        // its watcher saw it — are released once the catch-up has committed: it started after
-        // they were made, so it covers every change made before them. Listed after the roots'
+        // its watcher saw it — are taken out before the catch-up reads the roots, and answered
+        // once it has committed: it started after they were made, so it covers every change
+        // made before them. Listed after the roots'
         // watches: a cookie made in between was neither listed nor seen (a sync at a watcher's
         // start timed out once in 300 runs).
-        let cookies = cookiesInRoots()
-        defer { for c in cookies { unlink(c) } }
+        let claimed = cookiesInRoots().compactMap(ClaimedCookie.init(claiming:))
+        var committed = false
+        defer { for cookie in claimed { cookie.finish(answering: committed) } }
         let started = monotonicSeconds()
         var scanned = 0, kept = 0, removed = 0
         var keptUnreadable: [String] = []
@@ -211,6 +213,7 @@ public final class IndexWatcher {
             }
             try writer.bumpGeneration()
         }
+        committed = true
         warnKept(keptUnreadable.sorted(by: byteOrder))
         unwatchUnlinkedTargets()
         try setState(liveOrDegraded)

@@ -2,7 +2,7 @@
 import Glibc
 
 extension IndexWatcher {
-    /// Applies everything pending in one write transaction, then releases the sync cookies it
+    /// Applies everything pending in one write transaction, then answers the sync cookies it
     /// covered. Readers see the batch all at once.
     func applyPending() throws {
         settleUnpairedMoves()
@@ -18,6 +18,9 @@ extension IndexWatcher {
             if liveOrDegraded != writtenState { try setState(liveOrDegraded) }
             return
         }
+        let claimed = claimCookies(pending.cookies)
+        var committed = false
+        defer { for cookie in claimed { cookie.finish(answering: committed) } }
         let batch = pending
         pending = PendingChanges()
         let started = monotonicSeconds()
@@ -50,7 +53,7 @@ extension IndexWatcher {
             logger.debug("batch applied", metadata: ["bundles": "\(rescanned.count)",
                                                     "seconds": "\(monotonicSeconds() - started)"])
         }
-        for cookie in batch.cookies { unlink(cookie) }
+        committed = true
         let generation = try store.read { try $0.metaU64(.generation) } ?? 0
         onBatch?(generation)
     }
@@ -180,8 +183,8 @@ extension IndexWatcher {
     func rescanEverything() throws {
         let started = monotonicSeconds()
         // The queue overflowed, so cookie events may be lost too. Cookies already in a root are
-        // released after the rescan, which starts after they were created and so covers every
-        // change made before them.
+        // taken out before the rescan and answered after it: it starts after they were created
+        // and so covers every change made before them.
         tree.reset()
         movedFrom = [:]
         linkedBy.removeAll()
@@ -194,8 +197,9 @@ extension IndexWatcher {
         for r in roots { noteRootWay(r) }
         reportLimit()
         // Listed once the roots are watched again (see `catchUp`).
-        let cookies = cookiesInRoots()
-        defer { for c in cookies { unlink(c) } }
+        let claimed = cookiesInRoots().compactMap(ClaimedCookie.init(claiming:))
+        var committed = false
+        defer { for cookie in claimed { cookie.finish(answering: committed) } }
         var found: PathSet = []
         var kept: [String] = []
         let began = wallClockNanoseconds()
@@ -223,11 +227,23 @@ extension IndexWatcher {
             }
             try writer.bumpGeneration()
         }
+        committed = true
         bundles = found
         try setState(liveOrDegraded)   // the counts of watched folders too
         warnKept(kept)
         logger.notice("rescanned every root after the overflow", metadata: [
             "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])
+    }
+
+    /// Takes the sync cookies at `paths` out of their folders before a batch reads anything
+    /// (`ClaimedCookie`); removing one changed its folder's change time, so the bundles that
+    /// record that time are read again.
+    func claimCookies(_ paths: [String]) -> [ClaimedCookie] {
+        paths.compactMap { path in
+            guard let cookie = ClaimedCookie(claiming: path) else { return nil }
+            markChanged(PathText.parent(of: path), name: PathText.lastComponent(path))
+            return cookie
+        }
     }
 
     /// Sync cookies lying in the roots (`bundleidx sync` drops them; one whose `sync` was killed
