@@ -56,4 +56,24 @@ struct LinkTargetWatchTests {
         w.unwatchUnlinkedTargets()
         #expect(!w.tree.isWatched(outside))
     }
+
+    @Test("a root's folder inside a followed link's target outside the roots: a change there reads the linking bundle again")
+    func rootInsideALinkTarget() throws {
+        // X.app's Resources lead to ext; the root cur leads to ext/sub, whose events name it cur.
+        let h = try WatcherHarness(["q/X.app/Info.plist": infoPlist([:]), "ext/sub/a.png": "", "ext/sub2/c.png": ""],
+                                   links: ["q/X.app/Resources": "../../ext", "cur": "ext/sub"], watching: ["q", "cur"])
+        defer { h.stop() }
+        #expect(try h.bundle("q/X.app")?.rel("a", "png", dir: "Resources/sub") == "Resources/sub/a.png")
+        try h.write("ext/sub/new.png")
+        try h.sync("cur")
+        #expect(try h.bundle("q/X.app")?.rel("new", "png", dir: "Resources/sub") == "Resources/sub/new.png")
+        #expect(try h.verify() == [])
+        // The root made to lead to another folder of the target (a release switched).
+        #expect(unlink(h.root + "/cur") == 0 && symlink("ext/sub2", h.root + "/cur") == 0)
+        try h.sync("cur")
+        try h.write("ext/sub2/new.png")
+        try h.sync("cur")
+        #expect(try h.bundle("q/X.app")?.rel("new", "png", dir: "Resources/sub2") == "Resources/sub2/new.png")
+        #expect(try h.verify() == [])
+    }
 }

@@ -85,9 +85,24 @@ extension IndexWatcher {
         pending.bundles.formUnion(linkedBy.bundles(linkingTo: place))
     }
 
-    /// Bundles whose links lead to `path` or to a directory holding it.
+    /// Bundles whose links lead to `path` or to a directory holding it. A root's folder can lie
+    /// in a target outside the roots (`Resources -> /srv/ext`, and the root `cur -> /srv/ext/sub`):
+    /// its events name it by the root, while the target is kept by its real path, so `path` is
+    /// looked up by the real path it names as well (before, a change there left the linking
+    /// bundle as it was).
     func bundlesLinking(to path: String) -> PathSet {
-        linkedBy.bundles(linkingTo: path)
+        var out = linkedBy.bundles(linkingTo: path)
+        if let real = realPath(ofEventPath: path) { out.formUnion(linkedBy.bundles(linkingTo: real)) }
+        return out
+    }
+
+    /// The real path that `path`, named below a root given by another path (a link, or below
+    /// one), names; nil when it lies in no such root. `eventPath(ofReal:)` the other way round.
+    func realPath(ofEventPath path: String) -> String? {
+        for (root, rootReal) in realRoots where !sameBytes(root, rootReal) && PathText.isSameOrInside(path, root) {
+            return rootReal + String(decoding: path.utf8.dropFirst(root.utf8.count), as: UTF8.self)
+        }
+        return nil
     }
 
     /// True when `path` is a root or lies below one.
