@@ -76,4 +76,40 @@ struct LinkTargetWatchTests {
         #expect(try h.bundle("q/X.app")?.rel("new", "png", dir: "Resources/sub2") == "Resources/sub2/new.png")
         #expect(try h.verify() == [])
     }
+
+    @Test("a new bundle's link target outside the roots: a file written there between the scan and the target's watches is indexed")
+    func newTargetChangedBeforeItsWatch() throws {
+        let outside = makeTempDirectory(prefix: "watch-new-target")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        for folder in ["res", "other"] {
+            try FileManager.default.createDirectory(atPath: outside + "/" + folder, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: outside + "/\(folder)/a.png", contents: Data())
+        }
+        let late = outside + "/res/late.png"
+        // Old.app links next to the new target: the way there is watched already, so the new
+        // bundle's stamps' lookups add no watch (those had the check before).
+        // The window: New.app is scanned, its target not yet watched.
+        let writeLate: (String) -> Void = { bundle in
+            if bundle.hasSuffix("/New.app") && !FileManager.default.fileExists(atPath: late) {
+                FileManager.default.createFile(atPath: late, contents: Data())
+            }
+        }
+        let h = try WatcherHarness(["Old.app/Info.plist": infoPlist([:])], links: ["Old.app/Resources": outside + "/other"],
+                                   configure: { $0.beforeWatchingTargets = writeLate })
+        defer { h.stop() }
+        // Made aside and moved in: one event, one scan.
+        let aside = makeTempDirectory(prefix: "watch-aside")
+        defer { try? FileManager.default.removeItem(atPath: aside) }
+        let staged = aside + "/New.app"
+        try FileManager.default.createDirectory(atPath: staged, withIntermediateDirectories: false)
+        try infoPlist([:]).write(toFile: staged + "/Info.plist", atomically: false, encoding: .utf8)
+        #expect(symlink(outside + "/res", staged + "/Resources") == 0)
+        #expect(rename(staged, h.root + "/New.app") == 0)
+        try h.sync()
+        #expect(FileManager.default.fileExists(atPath: late), "the seam ran")
+        // late.png was written after the first sync began (in the batch that answered it).
+        try h.sync()
+        #expect(try h.bundle("New.app")?.rel("late", "png", dir: "Resources") == "Resources/late.png")
+        #expect(try h.verify() == [])
+    }
 }

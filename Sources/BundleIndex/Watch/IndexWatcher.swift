@@ -69,6 +69,11 @@ public final class IndexWatcher {
     var overflows = 0
     /// Called after every applied batch, with the index generation it committed.
     public var onBatch: ((_ generation: UInt64) -> Void)?
+    #if DEBUG
+    /// Test seam, compiled only in debug builds: called with a bundle just scanned, before the
+    /// targets of its links get their watches (the window `noteOutsideFolders` closes).
+    var beforeWatchingTargets: ((_ bundle: String) -> Void)?
+    #endif
     /// The mount table as it was before the first watch (`MountTable`): a mount made while the
     /// watcher caught up is a change at the loop's first look.
     let mounts = MountTable()
@@ -186,17 +191,16 @@ public final class IndexWatcher {
                     if !(try writer.addBundleUnlessPartial(bundle, root: root, scanBegan: began)) {
                         keptUnreadable.append(bundle.path)
                     }
-                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
-                    noteStampLookups(of: bundle, scanBegan: began)
+                    noteOutsideFolders(of: bundle, scanBegan: began)
                     scannedNow.insert(bundle.path)
                     scanned += 1
                 }
                 var found = PathSet(report.found)
                 // Kept bundles were not scanned: their links out are found from their records.
                 for (path, (record, directories)) in keptBundles where found.contains(path) && !scannedNow.contains(path) {
-                    noteLinks(of: path, to: BundleScanner.outsideTargets(bundlePath: path, directories: directories))
-                    noteStampLookups(of: path, paths: directories + record.stamps.map(\.path),
-                                     stamps: { try? writer.diskStamps(of: record).stamps }, scanBegan: record.scanBegan)
+                    noteOutsideFolders(of: path, targets: BundleScanner.outsideTargets(bundlePath: path, directories: directories),
+                                       paths: directories + record.stamps.map(\.path),
+                                       stamps: { try? writer.diskStamps(of: record).stamps }, scanBegan: record.scanBegan)
                 }
                 for path in indexed.keys where !found.contains(path) {
                     // Hidden by a folder that cannot be read: kept, and still watched for.

@@ -9,8 +9,13 @@ extension IndexWatcher {
     /// Records that `bundle` indexes the content of `targets` (real paths), replacing what was
     /// recorded for it, and watches each target that has no watch yet (a target outside every
     /// root gets its own watches). Targets are kept as events name them (`eventPath`): in a
-    /// root given as a link, by the root's path.
-    func noteLinks(of bundle: String, to realTargets: [String]) {
+    /// root given as a link, by the root's path. True when a target outside the roots was
+    /// linked to for the first time: what changed there since the scan made no event
+    /// (`noteOutsideFolders`).
+    func noteLinks(of bundle: String, to realTargets: [String]) -> Bool {
+        #if DEBUG
+        beforeWatchingTargets?(bundle)
+        #endif
         var targets = realTargets.map(eventPath(ofReal:))
         // A GNUstep library's `Versions/Current` (TreeWalker.isLibraryCurrentLink) is a bundle
         // reached through a link: a change in the folder it names changes it too.
@@ -20,7 +25,9 @@ extension IndexWatcher {
         let unlinked = dropLinks(of: bundle)
         linkTargets[bundle] = targets.isEmpty ? nil : targets
         for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unlinkedTargets.insert(target) }
+        var watchedNow = false
         for target in targets {
+            if !linkedBy.isLinked(target) && !isUnderRoot(target) { watchedNow = true }
             linkedBy.add(bundle, linkingTo: target)
             // A target in a root is watched with the root (named as events name it, it is below
             // the root's path).
@@ -35,6 +42,7 @@ extension IndexWatcher {
             }
         }
         if !targets.isEmpty { reportLimit() }
+        return watchedNow
     }
 
     /// Forgets the targets of `bundle`'s links (the bundle is gone), and the watches of those no

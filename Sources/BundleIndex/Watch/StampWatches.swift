@@ -7,16 +7,14 @@ import Glibc
 /// entry it looks up changes.
 extension IndexWatcher {
     /// Records what `bundle`'s stamps look up outside it, replacing what was recorded, and
-    /// watches each such folder outside the roots. `paths` are those of its stamps, relative
-    /// to it: its directory records (a folder reached through a link moves when a folder on
-    /// the link's way is renamed) and the stamps of no directory record (the folders links
-    /// not followed lead into, its Info.plist…); a strings table's stamp needs nothing, as a
-    /// table that is a link has the stamps of a link. A folder watched only now may have
-    /// changed between the scan and its watch, unseen: unless every one of `stamps` (all the
-    /// bundle's, asked only then; nil when they cannot be read) still matches the disk and had
-    /// settled when the scan began, the bundle is read again in the next batch. No paths:
-    /// forgets the bundle.
-    func noteStampLookups(of bundle: String, paths: [String], stamps: () -> [FileStamp]?, scanBegan: UInt64) {
+    /// watches each such folder outside the roots; true when a watch was added. `paths` are
+    /// those of its stamps, relative to it: its directory records (a folder reached through a
+    /// link moves when a folder on the link's way is renamed) and the stamps of no directory
+    /// record (the folders links not followed lead into, its Info.plist…); a strings table's
+    /// stamp needs nothing, as a table that is a link has the stamps of a link. Call after
+    /// `noteLinks` (`noteOutsideFolders`). No paths: forgets the bundle.
+    @discardableResult
+    func noteStampLookups(of bundle: String, paths: [String]) -> Bool {
         var lookups: [StampLookups.Lookup] = []
         let leaving = StampLookups.leaving(paths, of: bundle)
         if let real = leaving.isEmpty ? nil : FileSystem.realPath(bundle) {
@@ -30,7 +28,20 @@ extension IndexWatcher {
                 lookups.append(StampLookups.Lookup(folder: eventPath(ofReal: lookup.folder), name: lookup.name))
             }
         }
-        guard watchLookupFolders(lookups, dropping: stampInterests.set(lookups, for: bundle)) else { return }
+        return watchLookupFolders(lookups, dropping: stampInterests.set(lookups, for: bundle))
+    }
+
+    /// Records and watches what `bundle` looks into outside itself: its followed links'
+    /// targets (`noteLinks`) and its stamps' lookups (`noteStampLookups`). A folder watched only
+    /// now may have changed between the scan and its watch, unseen: unless every one of
+    /// `stamps` (all the bundle's, asked only then; nil when they cannot be read) still matches
+    /// the disk and had settled when the scan began, the bundle is read again in the next
+    /// batch. (The targets of a new bundle's links had no such check: a file written there in
+    /// that window stayed out of the index.)
+    func noteOutsideFolders(of bundle: String, targets: [String], paths: [String], stamps: () -> [FileStamp]?,
+                            scanBegan: UInt64) {
+        let linked = noteLinks(of: bundle, to: targets)
+        guard noteStampLookups(of: bundle, paths: paths) || linked else { return }
         reportLimit()
         if !(stamps().map { Self.unchanged($0, in: bundle, scanBegan: scanBegan) } ?? false) {
             pending.bundles.insert(bundle)
@@ -67,10 +78,11 @@ extension IndexWatcher {
         return added
     }
 
-    /// `noteStampLookups` of a bundle just scanned.
-    func noteStampLookups(of bundle: ScannedBundle, scanBegan: UInt64) {
-        noteStampLookups(of: bundle.path, paths: bundle.directories.map(\.path) + bundle.fileStamps.map(\.path),
-                         stamps: { bundle.stamps }, scanBegan: scanBegan)
+    /// `noteOutsideFolders` of a bundle just scanned.
+    func noteOutsideFolders(of bundle: ScannedBundle, scanBegan: UInt64) {
+        noteOutsideFolders(of: bundle.path, targets: bundle.outsideTargets,
+                           paths: bundle.directories.map(\.path) + bundle.fileStamps.map(\.path),
+                           stamps: { bundle.stamps }, scanBegan: scanBegan)
     }
 
     /// The path the watcher's events give a real folder: below a root, the root's path as

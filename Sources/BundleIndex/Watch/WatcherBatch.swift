@@ -84,8 +84,7 @@ extension IndexWatcher {
         var kept: [String] = []
         let report = try walker.walk(root: path) { bundle in
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: bundle.path), scanBegan: now)) { kept.append(bundle.path) }
-            noteLinks(of: bundle.path, to: bundle.outsideTargets)
-            noteStampLookups(of: bundle, scanBegan: now)
+            noteOutsideFolders(of: bundle, scanBegan: now)
             written.append(bundle.path)
         }
         rescanned.formUnion(written)
@@ -135,8 +134,7 @@ extension IndexWatcher {
             // watches them (`WatchedTree.watch`).
             scannedDirectories += scanner.listed.keys.filter { !scanner.reachedThroughLinks.contains($0) }
             if !(try writer.addBundleUnlessPartial(bundle, root: root(of: path), scanBegan: began)) { warnKept([path]) }
-            noteLinks(of: path, to: bundle.outsideTargets)
-            noteStampLookups(of: bundle, scanBegan: began)
+            noteOutsideFolders(of: bundle, scanBegan: began)
             for w in bundle.warnings { logger.warning("\(w)") }
             return
         }
@@ -162,7 +160,7 @@ extension IndexWatcher {
     private func forgetBundle(_ path: String) {
         bundles.remove(path)
         forgetLinks(of: path)
-        noteStampLookups(of: path, paths: [], stamps: { [] }, scanBegan: 0)
+        noteStampLookups(of: path, paths: [])
     }
 
     /// Every directory a batch scanned must be watched. One that is not — created and then
@@ -211,8 +209,7 @@ extension IndexWatcher {
                 let before = try writer.bundlePaths(under: r)
                 let report = try makeWalker().walk(root: r) { bundle in
                     if !(try writer.addBundleUnlessPartial(bundle, root: r, scanBegan: began)) { kept.append(bundle.path) }
-                    noteLinks(of: bundle.path, to: bundle.outsideTargets)
-                    noteStampLookups(of: bundle, scanBegan: began)
+                    noteOutsideFolders(of: bundle, scanBegan: began)
                 }
                 let seen = PathSet(report.found)
                 for path in before where !seen.contains(path) {
