@@ -57,7 +57,7 @@ public final class BatchQueryEngine {
     func answer(line: UnsafeBufferPointer<UInt8>, into out: inout JSONOutput) {
         let mark = out.bytes.count
         // A line asked before, since the last commit, gets the bytes it got then (LineAnswers).
-        answers.follow(transaction: reader.newestTransactionID())
+        answers.follow(newest: reader.newestTransactionID(), visible: { try? reader.visibleTransactionID() })
         // (A line too long to be kept is not hashed: no kept line has its length.)
         let hash = line.count <= LineAnswers.longestLine ? ByteKeyedTable<Range<Int>>.hash(line) : 0
         if let kept = answers.answer(toLine: line, hash: hash) { return answers.write(kept, into: &out) }

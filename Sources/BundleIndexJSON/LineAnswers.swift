@@ -29,14 +29,23 @@ final class LineAnswers {
     /// How many lines and how many requests have an answer kept.
     var count: (lines: Int, requests: Int) { (lines.count, requests.count) }
 
-    /// Forgets every answer unless `newest`, the index's newest transaction id read before the
-    /// line is answered, is the one they were kept in; answers kept from now on are `newest`'s.
-    /// (An answer read a little later, after another commit, is newer than its label: the next
-    /// line sees the id moved and forgets it.)
-    func follow(transaction newest: UInt64) {
+    /// Forgets every answer unless the index has not changed since they were kept: `newest`,
+    /// the index's newest transaction id read before the line is answered, is the one they were
+    /// kept in. When it moved, the answers kept from now on are labelled `visible()`'s, the
+    /// commit a read begun now sees, and forgotten unless that is still theirs. Labelled
+    /// `newest`, an answer read in the milliseconds when LMDB has written a commit's meta page
+    /// but not yet shown the commit to readers was the commit before's, kept as the new one's:
+    /// a line asked again and again kept that stale answer until the next commit (a watcher's
+    /// change never seen by `tools/watch-latency`'s polling batch). An answer read a little
+    /// later, after another commit, is newer than its label: the next line sees the id moved.
+    /// `visible` nil (the read failed): everything is forgotten, and the line's own read meets
+    /// the failure.
+    func follow(newest: UInt64, visible: () -> UInt64?) {
         guard newest != transaction else { return }
+        let seen = visible()
+        guard seen == nil || seen != transaction else { return }
         removeAll()
-        transaction = newest
+        transaction = seen
     }
 
     /// The answer kept for the line `line` (its xxHash `hash`).

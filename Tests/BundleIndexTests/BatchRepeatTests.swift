@@ -2,6 +2,7 @@
 // commit gets the bytes it got before; the first line after a commit reads the index as it is
 // then; the tables behind it compare bytes, not Swift strings.
 import Foundation
+import Synchronization
 import Testing
 @testable import BundleIndex
 @testable import BundleIndexCore
@@ -170,7 +171,7 @@ struct BatchRepeatTests {
         #expect(engine.answers.count.lines == 0, "the line is not kept")
         #expect(engine.answers.count.requests == 1, "its request is")
         let answers = LineAnswers()
-        answers.follow(transaction: 1)
+        answers.follow(newest: 1, visible: { 1 })
         #expect(answers.keep(ArraySlice(repeating: 0x20, count: LineAnswers.longestAnswer + 1)) == nil)
         let line = Array("line".utf8)
         line.withUnsafeBufferPointer { bytes in
@@ -182,8 +183,37 @@ struct BatchRepeatTests {
             #expect(answers.answer(toRequest: bytes, hash: hash) == nil, "lines and request keys are apart")
             answers.write(kept, into: &out)
             #expect(out.bytes == Array("\"a\"".utf8))
-            answers.follow(transaction: 2)
+            // The meta page names commit 2 before a read sees it: the answers stay commit 1's.
+            answers.follow(newest: 2, visible: { 1 })
+            #expect(answers.answer(toLine: bytes, hash: hash) == kept, "commit 2 is not visible yet")
+            answers.follow(newest: 2, visible: { 2 })
             #expect(answers.answer(toLine: bytes, hash: hash) == nil && answers.count == (0, 0), "another transaction")
         }
+    }
+
+    @Test("a line asked again and again while a build commits sees the commit: kept answers are labelled by the commit they were read in")
+    func concurrentCommit() throws {
+        let fixture = try BundleFixture(["P.app/Info.plist": infoPlist(["CFBundleIdentifier": "p"]), "P.app/a.png": ""])
+        try fixture.build()
+        let engine = BatchQueryEngine(reader: try fixture.reader(), profile: .foundationLinux)
+        let (root, index) = (fixture.root, fixture.indexPath)
+        var stale: [Int] = []
+        // LMDB writes a commit's meta page, which `mdb_env_info` reads, milliseconds before a
+        // read sees the commit: before, an answer read then was kept as the new commit's, and
+        // the line kept its old answer until the next commit (1–12 of 40 rounds here).
+        for round in 0..<100 {
+            let line = #"{"bundle":"\#(root)/P.app","op":"path","name":"n\#(round)","type":"png"}"#
+            #expect(engine.answer(jsonLine: line) == "null")
+            FileManager.default.createFile(atPath: root + "/P.app/n\(round).png", contents: nil)
+            let built = Atomic(false)
+            let builder = Thread {
+                _ = try? IndexBuilder.build(roots: [root], indexPath: index)
+                built.store(true, ordering: .sequentiallyConsistent)
+            }
+            builder.start()
+            while !built.load(ordering: .sequentiallyConsistent) { _ = engine.answer(jsonLine: line) }
+            if engine.answer(jsonLine: line) == "null" { stale.append(round) }
+        }
+        #expect(stale.isEmpty, "rounds whose line kept its answer from before the build: \(stale)")
     }
 }

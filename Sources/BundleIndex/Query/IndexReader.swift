@@ -173,6 +173,10 @@ public final class IndexReader: Sendable {
     /// stays. A look at the lock file's shared memory, no transaction.
     package func newestTransactionID() -> UInt64 { store.environment.newestTransactionID() }
 
+    /// The id of the commit a read begun now sees; for a few milliseconds of each commit it is
+    /// the one before `newestTransactionID()` (`LMDBEnvironment.newestTransactionID`).
+    package func visibleTransactionID() throws -> UInt64 { try store.environment.visibleTransactionID() }
+
     /// Frees this process's slots in the index's reader table (`LMDBEnvironment.endIdleReads`),
     /// for a process about to exit without releasing the reader.
     package func endIdleReads() { store.environment.endIdleReads() }

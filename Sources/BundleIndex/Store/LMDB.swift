@@ -152,10 +152,22 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     /// The id of the newest committed transaction (`mdb_env_info`'s `me_last_txnid`): it moves
     /// with every commit, so a reader can tell the index changed without starting a transaction.
+    ///
+    /// It can run ahead of what a read sees: LMDB writes a commit's meta page (synchronously,
+    /// flushed to the disk) before it tells readers of the commit, and `mdb_env_info` reads the
+    /// meta pages. For those milliseconds a read transaction begun now still gets the commit
+    /// before; `visibleTransactionID()` says which one. A value read and labelled with this id
+    /// may therefore be one commit old: label what is read with the id of the transaction that
+    /// read it.
     func newestTransactionID() -> UInt64 {
         var info = MDB_envinfo()
         guard mdb_env_info(handle, &info) == 0 else { return 0 }
         return UInt64(info.me_last_txnid)
+    }
+
+    /// The id of the commit a read transaction begun now sees (one renewed and reset).
+    func visibleTransactionID() throws -> UInt64 {
+        try read { $0.id }
     }
 
     /// Bytes of the data file in use according to the newest meta page (what `stats` reports).
