@@ -112,4 +112,36 @@ struct LinkTargetWatchTests {
         #expect(try h.bundle("New.app")?.rel("late", "png", dir: "Resources") == "Resources/late.png")
         #expect(try h.verify() == [])
     }
+
+    @Test("a root given through a link below another root given through a link: a change in a target there reads the linking bundle again")
+    func nestedLinkRoots() throws {
+        // cur -> ext/sub and cur/in -> ../../ext2/x are both roots; X2.app's Resources lead to
+        // ext2. Events in ext2/x are named cur/in/…; through the outer root cur, that path goes
+        // through the link in again and names no target.
+        let h = try WatcherHarness(["q/X2.app/Info.plist": infoPlist([:]), "ext/sub/a.png": "", "ext2/x/b.png": ""],
+                                   links: ["q/X2.app/Resources": "../../ext2", "cur": "ext/sub", "ext/sub/in": "../../ext2/x"],
+                                   watching: ["q", "cur", "cur/in"])
+        defer { h.stop() }
+        #expect(try h.bundle("q/X2.app")?.rel("b", "png", dir: "Resources/x") == "Resources/x/b.png")
+        try h.write("ext2/x/new.png")
+        try h.sync("cur/in")
+        #expect(try h.bundle("q/X2.app")?.rel("new", "png", dir: "Resources/x") == "Resources/x/new.png")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("reading again a bundle that alone links to a watched target is not that target's first watch")
+    func readingAgainIsNoFirstWatch() throws {
+        let outside = makeTempDirectory(prefix: "watch-first")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        FileManager.default.createFile(atPath: outside + "/a.png", contents: Data())
+        let h = try WatcherHarness(["B.app/Info.plist": infoPlist([:])], links: ["B.app/Resources": outside])
+        h.stop()
+        let bundle = h.root + "/B.app"
+        let target = try #require(FileSystem.realPath(outside))
+        // Before, B.app's own links were dropped first, so each reading again counted as the
+        // target's first watch, and a stamp that never settles (a time in the future, or in
+        // whole seconds) had the bundle read again ~50 times a second.
+        #expect(h.watcher.noteLinks(of: bundle, to: [target]) == false)
+        #expect(h.watcher.noteLinks(of: bundle, to: [target]) == false)
+    }
 }

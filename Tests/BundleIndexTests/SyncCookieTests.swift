@@ -2,7 +2,8 @@
 // folder before the batch that covers it reads anything, and answers it after the commit. Before,
 // it removed the cookie after the commit, which changed the folder's change time once more: a root
 // that is itself a bundle, or a folder a bundle's followed link leads to, kept a stale stamp, and
-// `verify` reported "1 records differ" after every sync.
+// `verify` reported "1 records differ" after every sync. A review of that change found a thousand
+// cookies exhausting the watcher's descriptors and answers any user could forge; tested here too.
 import Foundation
 import Testing
 @testable import BundleIndex
@@ -53,5 +54,71 @@ struct SyncCookieTests {
             #expect(try String(contentsOfFile: outside + "/" + name, encoding: .utf8) == content, "\(name)")
             #expect(!FileManager.default.fileExists(atPath: h.root + "/" + SyncCookie.prefix + name), "\(name)")
         }
+    }
+
+    @Test("a thousand cookies at once: the watcher takes sixteen per batch, answers them all, and still reads what changed")
+    func manyCookies() throws {
+        let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:])])
+        defer { h.stop() }
+        for i in 0..<1_000 { FileManager.default.createFile(atPath: h.root + "/\(SyncCookie.prefix)left-\(i)", contents: nil) }
+        try h.write("B.app/Info.plist", infoPlist([:]))
+        try h.sync()
+        try h.sync()
+        #expect(try h.bundle("B.app") != nil)
+        let left = try FileManager.default.contentsOfDirectory(atPath: h.root).filter { $0.hasPrefix(SyncCookie.prefix) }
+        #expect(left.isEmpty, "\(left.count) cookies left")
+        #expect(try h.verify() == [])
+    }
+
+    @Test("the cookies a batch takes are bounded; the rest wait for the next batch")
+    func cookiesTakenPerBatch() throws {
+        let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:])])
+        h.stop()
+        let folder = makeTempDirectory(prefix: "cookies")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let paths = (0..<40).map { folder + "/\(SyncCookie.prefix)\($0)" }
+        for path in paths { FileManager.default.createFile(atPath: path, contents: nil) }
+        let (claimed, deferred) = h.watcher.claimCookies(paths, readingAgain: false)
+        #expect(claimed.count == ClaimedCookie.takenPerBatch && claimed.allSatisfy(\.isTaken))
+        #expect(deferred == Array(paths.dropFirst(ClaimedCookie.takenPerBatch)))
+        h.watcher.finishCookies(claimed, committed: true, deferred: deferred)
+        #expect(h.watcher.pending.cookies == deferred)
+    }
+
+    @Test("a watcher limited to 128 descriptors answers 300 cookies and indexes a bundle made with them")
+    func cookiesUnderADescriptorLimit() throws {
+        let f = try BundleFixture(["A.app/Info.plist": infoPlist([:])])
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        watcher.arguments = ["--nofile=128:128", bundleidxBinary, "watch", f.root, "--index", f.indexPath]
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { watcher.interrupt(); watcher.waitUntilExit() }
+        var live = false
+        for _ in 0..<100 where !live { live = (try? run([bundleidxBinary, "sync", f.root, "--timeout", "1"]).status) == 0 }
+        #expect(live)
+        for i in 0..<300 { FileManager.default.createFile(atPath: f.root + "/\(SyncCookie.prefix)left-\(i)", contents: nil) }
+        try FileManager.default.createDirectory(atPath: f.root + "/B.app", withIntermediateDirectories: false)
+        try infoPlist([:]).write(toFile: f.root + "/B.app/Info.plist", atomically: false, encoding: .utf8)
+        #expect(try run([bundleidxBinary, "sync", f.root, "--timeout", "20"]).status == 0)
+        let listed = try run([bundleidxBinary, "bundles", "--index", f.indexPath]).stdout
+        #expect(listed.contains(f.root + "/B.app"), "\(listed)")
+        #expect(try run([bundleidxBinary, "verify", "--index", f.indexPath]).status == 0)
+    }
+
+    @Test("another user cannot answer a sync: with no watcher it times out, whatever they write", .enabled(if: runsAsRoot, "needs root to run a command as nobody"))
+    func answerNotForged() throws {
+        let f = try BundleFixture(["A.app/Info.plist": infoPlist([:])])
+        #expect(chmod(f.root, 0o755) == 0)
+        let forger = Process()
+        forger.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        // As nobody, for 3 s: append two bytes to every cookie there, and try to link it away.
+        forger.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c",
+                            "end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do for c in '\(f.root)'/.bundleidx-cookie-*; do "
+                            + "printf ab >> \"$c\" 2>/dev/null; ln \"$c\" /tmp/forged-$$ 2>/dev/null; done; done; rm -f /tmp/forged-$$"]
+        forger.standardError = FileHandle.nullDevice
+        try forger.run()
+        defer { forger.waitUntilExit() }
+        #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: f.root, timeout: 2) }
     }
 }

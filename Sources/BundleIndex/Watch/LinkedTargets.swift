@@ -9,9 +9,11 @@ extension IndexWatcher {
     /// Records that `bundle` indexes the content of `targets` (real paths), replacing what was
     /// recorded for it, and watches each target that has no watch yet (a target outside every
     /// root gets its own watches). Targets are kept as events name them (`eventPath`): in a
-    /// root given as a link, by the root's path. True when a target outside the roots was
-    /// linked to for the first time: what changed there since the scan made no event
-    /// (`noteOutsideFolders`).
+    /// root given as a link, by the root's path. True when a target outside the roots got its
+    /// watches only now: what changed there since the scan made no event (`noteOutsideFolders`).
+    /// Not whenever the bundle is the only one linking there: its own links are dropped first,
+    /// and every reading again of it counted, so a time that never settles (in the future, or
+    /// in whole seconds) had it read again ~50 times a second.
     func noteLinks(of bundle: String, to realTargets: [String]) -> Bool {
         #if DEBUG
         beforeWatchingTargets?(bundle)
@@ -27,7 +29,7 @@ extension IndexWatcher {
         for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unlinkedTargets.insert(target) }
         var watchedNow = false
         for target in targets {
-            if !linkedBy.isLinked(target) && !isUnderRoot(target) { watchedNow = true }
+            if !isUnderRoot(target) && !tree.isWatched(target) { watchedNow = true }
             linkedBy.add(bundle, linkingTo: target)
             // A target in a root is watched with the root (named as events name it, it is below
             // the root's path).
@@ -105,12 +107,17 @@ extension IndexWatcher {
     }
 
     /// The real path that `path`, named below a root given by another path (a link, or below
-    /// one), names; nil when it lies in no such root. `eventPath(ofReal:)` the other way round.
+    /// one), names; nil when it lies in no such root. The innermost root holding it names it
+    /// (its watches were added by its path): through an outer one, `cur/in/x` with `cur` and
+    /// `cur/in` both links, the path went through the link `in` again and named no target.
+    /// `eventPath(ofReal:)` the other way round.
     func realPath(ofEventPath path: String) -> String? {
-        for (root, rootReal) in realRoots where !sameBytes(root, rootReal) && PathText.isSameOrInside(path, root) {
-            return rootReal + String(decoding: path.utf8.dropFirst(root.utf8.count), as: UTF8.self)
+        var named: (root: String, real: String)?
+        for (root, rootReal) in realRoots where PathText.isSameOrInside(path, root) {
+            if named == nil || root.utf8.count > named!.root.utf8.count { named = (root, rootReal) }
         }
-        return nil
+        guard let named, !sameBytes(named.root, named.real) else { return nil }
+        return named.real + String(decoding: path.utf8.dropFirst(named.root.utf8.count), as: UTF8.self)
     }
 
     /// True when `path` is a root or lies below one.

@@ -5,7 +5,8 @@ struct PendingChanges {
     /// Directory → names of entries that appeared, disappeared or moved: new bundles may be
     /// there, or indexed ones may be gone.
     var children: PathMap<PathSet> = [:]
-    /// `bundleidx sync` cookies seen; deleted once the batch that contains them has committed.
+    /// `bundleidx sync` cookies seen; answered once the batch that contains them has committed
+    /// (`ClaimedCookie`).
     var cookies: [String] = []
     /// Roots whose way may have changed (a mode, a retry), and those whose way surely did (an
     /// entry on it made, removed or renamed): `IndexWatcher.followRootWays`.

@@ -2,10 +2,9 @@
 import Glibc
 
 /// Read-your-writes for scripts and tests (Watchman's cookie idea): a file dropped into a
-/// watched root travels through the same inotify queue as every change made before it. The
-/// watcher takes it out of its folder before the batch that contains it reads anything, and
-/// writes a byte to it once that batch has committed (`ClaimedCookie`). When the byte is there,
-/// every earlier change is in the index.
+/// watched root travels through the same inotify queue as every change made before it, and the
+/// watcher answers it only once the batch that contains it has committed (`ClaimedCookie`).
+/// When it is answered, every earlier change is in the index.
 extension IndexWatcher {
     nonisolated(unsafe) private static var syncCounter = 0
 
@@ -31,10 +30,11 @@ extension IndexWatcher {
             }
             polls += 1
             // The root now names another folder (a link made to lead elsewhere): the watcher
-            // deletes cookies by the path its events name, which no longer leads to this one.
+            // takes cookies by the path its events name, which no longer leads to this one.
             // A cookie in the new folder comes after every event of the old one in the
-            // watcher's queue: once it is gone, so are they.
-            if polls % 64 == 0, !cookie.folderIsNamed(root) {
+            // watcher's queue: once it is answered, so are they. (One the watcher has taken
+            // already is waited for.)
+            if polls % 64 == 0, !cookie.isTaken, !cookie.folderIsNamed(root) {
                 cookie.remove()
                 cookie = try Cookie(in: root)
             }
@@ -57,23 +57,32 @@ extension IndexWatcher {
             name = SyncCookie.prefix + "\(getpid())-\(syncCounter)-\(UInt32.random(in: 0...UInt32.max))"
             folder = open(root, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
             guard folder >= 0 else { throw BundleIndexError.systemCall("open \(root)") }
-            file = openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            // 0644 (less with the umask): only its owner and root can write the answer into it,
+            // and no other user can give it a second name (`fs.protected_hardlinks`). A watcher
+            // run by another user answers by removing it (`ClaimedCookie`).
+            file = openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             guard file >= 0 else {
                 let error = BundleIndexError.systemCall("open \(root)/\(name)")
                 Glibc.close(folder)
                 throw error
             }
-            // Writable by a watcher run by another user, whatever the umask: the answer is a
-            // write. (A watcher that cannot write to it removes it unanswered.)
-            fchmod(file, 0o666)
         }
 
-        /// Whether the watcher has written its answer: the batch that covered the cookie has
-        /// committed.
-        var isAnswered: Bool {
+        private var status: stat? {
             var st = stat()
-            return fstat(file, &st) == 0 && st.st_size > 0
+            return fstat(file, &st) == 0 ? st : nil
         }
+
+        /// Answered: the watcher wrote its second byte (its batch committed), or removed the
+        /// cookie without writing to it (a watcher that cannot write to it removes it only
+        /// after its batch has committed).
+        var isAnswered: Bool {
+            guard let st = status else { return false }
+            return st.st_size >= 2 || (st.st_size == 0 && st.st_nlink == 0)
+        }
+
+        /// Taken by a watcher (its first byte is written) and not answered yet.
+        var isTaken: Bool { status.map { $0.st_size == 1 } ?? false }
 
         /// Whether `root` still names the folder the cookie lies in.
         func folderIsNamed(_ root: String) -> Bool {
@@ -94,44 +103,63 @@ extension IndexWatcher {
     }
 }
 
-/// A sync cookie the watcher has taken out of its folder: removed before the batch that covers
-/// it reads anything, and answered with one byte once that batch has committed. Removed after the
-/// commit, as before, it changed its folder's change time after the batch had recorded it: a
-/// root that is itself a bundle, or a folder a bundle's followed link leads to, kept a stale
-/// stamp, and `verify` found it after every sync. Removed first, the batch reads the folder as it
-/// stays.
+/// A sync cookie the watcher answers (docs/watching.md, "Read your writes").
 ///
-/// Only a file with no name left is written to: a link or a second name of some other file put
-/// there under a cookie's name is removed, never written through.
+/// Taken: a fresh cookie the watcher can write to gets one byte ("taken") and is removed from
+/// its folder before the batch that covers it reads anything, so the batch records the folder's
+/// change time after the removal; once the batch has committed, a second byte answers the
+/// waiting `sync`. Removed after the commit, as before, the removal changed the folder's time
+/// after the batch had recorded it: a root that is itself a bundle, or a folder a bundle's
+/// followed link leads to, kept a stale stamp, and `verify` found it after every sync.
+///
+/// Left: a cookie the watcher cannot write to (a `sync` run by another user, whose cookie is
+/// 0644) or that is no fresh cookie (a link, a file with other names or content, put there under
+/// a cookie's name) is removed after the commit, never written to; the bundles that record its
+/// folder's time are read again in the next batch.
 struct ClaimedCookie {
-    /// The cookie, open for the answer; -1 when there is nothing to answer.
+    /// The taken cookie, open for the answer; -1 for a left one.
     private let file: Int32
+    /// Where the cookie was (a left one is removed there once the batch has committed).
+    let path: String
 
-    /// Takes the cookie at `path` out of its folder; nil when there was none.
-    init?(claiming path: String) {
+    /// At most this many cookies are taken per batch (each holds a descriptor until the commit;
+    /// 1 100 at once, from a thousand syncs or left by killed ones, took a watcher with 1 024
+    /// descriptors to `EMFILE` in its scans). The others wait for the next batch.
+    static let takenPerBatch = 16
+
+    var isTaken: Bool { file >= 0 }
+
+    /// The cookie at `path`, taken when `take` and it can be; nil when there is none.
+    init?(_ path: String, take: Bool) {
         var named = stat()
         guard lstat(path, &named) == 0 else { return nil }
-        let fd = (named.st_mode & S_IFMT) == S_IFREG ? open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
-        guard unlink(path) == 0 else {
-            if fd >= 0 { close(fd) }
-            return nil
+        self.path = path
+        guard take, (named.st_mode & S_IFMT) == S_IFREG else {
+            file = -1
+            return
         }
+        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         var st = stat()
-        if fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_nlink == 0, st.st_size == 0 {
-            file = fd
-        } else {
+        var mark = UInt8(ascii: "t")
+        guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_nlink == 1, st.st_size == 0,
+              pwrite(fd, &mark, 1, 0) == 1, unlink(path) == 0 else {
             if fd >= 0 { close(fd) }
             file = -1
+            return
         }
+        file = fd
     }
 
     /// Answers the waiting sync (the batch that covered the cookie committed), or lets go of the
     /// cookie unanswered (it failed: the sync times out).
     func finish(answering: Bool) {
-        guard file >= 0 else { return }
+        guard file >= 0 else {
+            if answering { unlink(path) }
+            return
+        }
         if answering {
-            var byte = UInt8(ascii: "1")
-            _ = write(file, &byte, 1)
+            var byte = UInt8(ascii: "a")
+            _ = pwrite(file, &byte, 1, 1)
         }
         close(file)
     }

@@ -18,9 +18,10 @@ extension IndexWatcher {
             if liveOrDegraded != writtenState { try setState(liveOrDegraded) }
             return
         }
-        let claimed = claimCookies(pending.cookies)
+        let (claimed, deferred) = claimCookies(pending.cookies, readingAgain: true)
+        pending.cookies = []
         var committed = false
-        defer { for cookie in claimed { cookie.finish(answering: committed) } }
+        defer { finishCookies(claimed, committed: committed, deferred: deferred) }
         let batch = pending
         pending = PendingChanges()
         let started = monotonicSeconds()
@@ -195,9 +196,9 @@ extension IndexWatcher {
         for r in roots { noteRootWay(r) }
         reportLimit()
         // Listed once the roots are watched again (see `catchUp`).
-        let claimed = cookiesInRoots().compactMap(ClaimedCookie.init(claiming:))
+        let (claimed, deferred) = claimCookies(cookiesInRoots(), readingAgain: false)
         var committed = false
-        defer { for cookie in claimed { cookie.finish(answering: committed) } }
+        defer { finishCookies(claimed, committed: committed, deferred: deferred) }
         var found: PathSet = []
         var kept: [String] = []
         let began = wallClockNanoseconds()
@@ -232,15 +233,40 @@ extension IndexWatcher {
             "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])
     }
 
-    /// Takes the sync cookies at `paths` out of their folders before a batch reads anything
-    /// (`ClaimedCookie`); removing one changed its folder's change time, so the bundles that
-    /// record that time are read again.
-    func claimCookies(_ paths: [String]) -> [ClaimedCookie] {
-        paths.compactMap { path in
-            guard let cookie = ClaimedCookie(claiming: path) else { return nil }
-            markChanged(PathText.parent(of: path), name: PathText.lastComponent(path))
-            return cookie
+    /// The sync cookies at `paths`, taken or left (`ClaimedCookie`), at most `takenPerBatch`
+    /// of them taken; the others (`deferred`) wait for the next batch. Taking a cookie removed
+    /// it, which changed its folder's time: with `readingAgain` (a batch; a catch-up or a
+    /// rescan reads everything after this) the bundles that record that time are read again.
+    func claimCookies(_ paths: [String], readingAgain: Bool) -> (claimed: [ClaimedCookie], deferred: [String]) {
+        var claimed: [ClaimedCookie] = [], deferred: [String] = []
+        var taken = 0
+        for path in paths {
+            guard taken < ClaimedCookie.takenPerBatch else {
+                deferred.append(path)
+                continue
+            }
+            guard let cookie = ClaimedCookie(path, take: true) else { continue }
+            if cookie.isTaken {
+                taken += 1
+                if readingAgain { markChanged(PathText.parent(of: path), name: PathText.lastComponent(path)) }
+            }
+            claimed.append(cookie)
         }
+        return (claimed, deferred)
+    }
+
+    /// Answers the cookies a batch claimed, or lets go of them unanswered when it did not commit.
+    /// A left cookie is removed only now, which changes its folder's time: the next batch reads
+    /// again the bundles that record it. The deferred ones go to the next batch.
+    func finishCookies(_ claimed: [ClaimedCookie], committed: Bool, deferred: [String]) {
+        for cookie in claimed {
+            cookie.finish(answering: committed)
+            if committed && !cookie.isTaken {
+                markChanged(PathText.parent(of: cookie.path), name: PathText.lastComponent(cookie.path))
+            }
+        }
+        pending.cookies += deferred
+        if !pending.isEmpty { pending.touched(at: monotonicSeconds()) }
     }
 
     /// Sync cookies lying in the roots (`bundleidx sync` drops them; one whose `sync` was killed
