@@ -49,6 +49,7 @@ struct BuildCommand: ParsableCommand {
     }
 
     func run() throws {
+        OpenFileLimit.raiseToHard()
         let showProgress = stderrIsTerminal
         var lastPrint = 0.0
         let started = Self.now()

@@ -55,6 +55,7 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        OpenFileLimit.raiseToHard()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .info

@@ -240,6 +240,16 @@ struct WatcherReliabilityTests {
         #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: f.root, timeout: .nan) }
     }
 
+    @Test("watch raises its soft limit on open files to the hard one")
+    func openFileLimitRaised() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        let watcher = try startLimitedWatcher(root: f.root, index: f.indexPath, openFiles: "64:4096")
+        defer { watcher.interrupt(); watcher.waitUntilExit() }
+        let limits = try String(contentsOfFile: "/proc/\(watcher.processIdentifier)/limits", encoding: .utf8)
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }.map(String.init) ?? ""
+        #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["4096", "4096"], "\(line)")
+    }
+
     @Test("a sync cookie left by a killed sync is removed when a watcher catches up")
     func staleCookieRemoved() throws {
         var cookie = ""

@@ -88,15 +88,8 @@ struct SyncCookieTests {
     @Test("a watcher limited to 128 descriptors answers 300 cookies and indexes a bundle made with them")
     func cookiesUnderADescriptorLimit() throws {
         let f = try BundleFixture(["A.app/Info.plist": infoPlist([:])])
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        watcher.arguments = ["--nofile=128:128", bundleidxBinary, "watch", f.root, "--index", f.indexPath]
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        let watcher = try startLimitedWatcher(root: f.root, index: f.indexPath, openFiles: "128:128")
         defer { watcher.interrupt(); watcher.waitUntilExit() }
-        var live = false
-        for _ in 0..<100 where !live { live = (try? run([bundleidxBinary, "sync", f.root, "--timeout", "1"]).status) == 0 }
-        #expect(live)
         for i in 0..<300 { FileManager.default.createFile(atPath: f.root + "/\(SyncCookie.prefix)left-\(i)", contents: nil) }
         try FileManager.default.createDirectory(atPath: f.root + "/B.app", withIntermediateDirectories: false)
         try infoPlist([:]).write(toFile: f.root + "/B.app/Info.plist", atomically: false, encoding: .utf8)

@@ -124,3 +124,18 @@ func waitUntilSettled() {
     let tick = 50_000_000
     usleep(useconds_t(tick / 1000 + 10_000))
 }
+
+/// `bundleidx watch root --index index` run through `prlimit --nofile=openFiles` ("soft:hard";
+/// prlimit execs it, so the process is the watcher), its stderr dropped, once it answers a
+/// sync. The caller stops it: `interrupt()`, then `waitUntilExit()`.
+func startLimitedWatcher(root: String, index: String, openFiles: String) throws -> Process {
+    let watcher = Process()
+    watcher.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+    watcher.arguments = ["--nofile=" + openFiles, bundleidxBinary, "watch", root, "--index", index]
+    watcher.standardError = FileHandle.nullDevice
+    try watcher.run()
+    var live = false
+    for _ in 0..<100 where !live { live = (try? run([bundleidxBinary, "sync", root, "--timeout", "1"]).status) == 0 }
+    #expect(live, "the watcher answers sync")
+    return watcher
+}
