@@ -40,7 +40,8 @@ extension IndexWatcher {
             }
             usleep(500)
         }
-        cookie.close()
+        // Gone already, unless the watcher could write to the cookie but not remove it.
+        cookie.remove()
     }
 
     /// A sync cookie, made, looked for and removed in the folder its root named when it was
@@ -121,47 +122,48 @@ struct ClaimedCookie {
     private let file: Int32
     /// Where the cookie was (a left one is removed there once the batch has committed).
     let path: String
+    /// Whether the cookie was removed before the batch read anything (a taken one, unless its
+    /// folder did not let the watcher remove it).
+    let removedFirst: Bool
 
     /// At most this many cookies are taken per batch (each holds a descriptor until the commit;
     /// 1 100 at once, from a thousand syncs or left by killed ones, took a watcher with 1 024
     /// descriptors to `EMFILE` in its scans). The others wait for the next batch.
     static let takenPerBatch = 16
 
+    /// Holds a descriptor until `finish`.
     var isTaken: Bool { file >= 0 }
 
-    /// The cookie at `path`, taken when `take` and it can be; nil when there is none.
-    init?(_ path: String, take: Bool) {
+    /// The cookie at `path`, taken when it can be; nil when there is none.
+    init?(_ path: String) {
         var named = stat()
         guard lstat(path, &named) == 0 else { return nil }
         self.path = path
-        guard take, (named.st_mode & S_IFMT) == S_IFREG else {
-            file = -1
-            return
-        }
-        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = (named.st_mode & S_IFMT) == S_IFREG ? open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
         var st = stat()
         var mark = UInt8(ascii: "t")
         guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_nlink == 1, st.st_size == 0,
-              pwrite(fd, &mark, 1, 0) == 1, unlink(path) == 0 else {
+              pwrite(fd, &mark, 1, 0) == 1 else {
             if fd >= 0 { close(fd) }
-            file = -1
+            (file, removedFirst) = (-1, false)
             return
         }
-        file = fd
+        // Taken; a cookie that cannot be removed now (its folder does not let the watcher) is
+        // still answered by its second byte, and removed, if it can be, after the commit.
+        (file, removedFirst) = (fd, unlink(path) == 0)
     }
 
     /// Answers the waiting sync (the batch that covered the cookie committed), or lets go of the
     /// cookie unanswered (it failed: the sync times out).
     func finish(answering: Bool) {
-        guard file >= 0 else {
-            if answering { unlink(path) }
-            return
-        }
         if answering {
-            var byte = UInt8(ascii: "a")
-            _ = pwrite(file, &byte, 1, 1)
+            if file >= 0 {
+                var byte = UInt8(ascii: "a")
+                _ = pwrite(file, &byte, 1, 1)
+            }
+            if !removedFirst { unlink(path) }
         }
-        close(file)
+        if file >= 0 { close(file) }
     }
 }
 #endif

@@ -245,23 +245,22 @@ extension IndexWatcher {
                 deferred.append(path)
                 continue
             }
-            guard let cookie = ClaimedCookie(path, take: true) else { continue }
-            if cookie.isTaken {
-                taken += 1
-                if readingAgain { markChanged(PathText.parent(of: path), name: PathText.lastComponent(path)) }
-            }
+            guard let cookie = ClaimedCookie(path) else { continue }
+            if cookie.isTaken { taken += 1 }
+            if cookie.removedFirst && readingAgain { markChanged(PathText.parent(of: path), name: PathText.lastComponent(path)) }
             claimed.append(cookie)
         }
         return (claimed, deferred)
     }
 
     /// Answers the cookies a batch claimed, or lets go of them unanswered when it did not commit.
-    /// A left cookie is removed only now, which changes its folder's time: the next batch reads
-    /// again the bundles that record it. The deferred ones go to the next batch.
+    /// A cookie not removed first (a left one) is removed only now, which changes its folder's
+    /// time: the next batch reads again the bundles that record it. The deferred ones go to the
+    /// next batch.
     func finishCookies(_ claimed: [ClaimedCookie], committed: Bool, deferred: [String]) {
         for cookie in claimed {
             cookie.finish(answering: committed)
-            if committed && !cookie.isTaken {
+            if committed && !cookie.removedFirst {
                 markChanged(PathText.parent(of: cookie.path), name: PathText.lastComponent(cookie.path))
             }
         }
