@@ -210,4 +210,27 @@ struct ScanTests {
         }
         #expect(handed == 1)
     }
+
+    @Test("a listing sorted by the names' first eight bytes, then whole, is in byte order, as a plain sort by byteOrder puts it")
+    func listingSortedByNameBytes() {
+        // Names sharing eight bytes and more, names that start others, multi-byte UTF-8 (a
+        // prefix cut inside a character), twins in two Unicode forms, bytes above 0x7F first.
+        let parts = ["a", "ab", "abcdefgh", "abcdefghi", "Caf\u{E9}", "Cafe\u{301}", "\u{1F600}", "z", "Z", "é", "_", "0"]
+        var random = SeededRandom(state: 20261127)
+        for round in 0..<300 {
+            var seen = Set<[UInt8]>()
+            var entries: [DirectoryEntry] = []
+            for _ in 0..<random.below(40) {
+                let name = (0..<(1 + random.below(4))).map { _ in random.pick(parts)! }.joined()
+                // One directory holds a name once, byte for byte.
+                guard seen.insert(Array(name.utf8)).inserted else { continue }
+                entries.append(DirectoryEntry(name: name, flags: [], rank: UInt32(entries.count)))
+            }
+            var sorted = entries
+            DirectoryReader.sortByName(&sorted)
+            let plain = entries.sorted { byteOrder($0.name, $1.name) }
+            #expect(sorted.map { Array($0.name.utf8) } == plain.map { Array($0.name.utf8) }, "round \(round)")
+            #expect(sorted.map(\.rank).sorted() == entries.map(\.rank), "every entry once, round \(round)")
+        }
+    }
 }

@@ -103,9 +103,36 @@ enum DirectoryReader {
                 if wanted && entryFlags == .symlink { linkStamps.add(of: name, in: fd) }
             }
         }
-        entries.sort { byteOrder($0.name, $1.name) }
+        sortByName(&entries)
         return DirectoryListing(entries: entries, changeTime: own.changeTime, inode: own.inode,
                                 linkStamps: wanted ? linkStamps.stamps : nil)
+    }
+
+    /// Sorts `entries` by their names' bytes (`byteOrder`). Each name's first eight bytes, as
+    /// one big-endian integer, decide most comparisons; only names that share them are compared
+    /// whole. Sorting the entries by `byteOrder` of their names moved strings and compared them
+    /// through two closures, retaining both each time: 12 % of a watcher's samples under
+    /// `tools/watch-latency`'s storm, 3–4 % of a build's walking thread.
+    static func sortByName(_ entries: inout [DirectoryEntry]) {
+        guard entries.count > 1 else { return }
+        var order: [(prefix: UInt64, index: Int32)] = []
+        order.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated() { order.append((namePrefix(entry.name), Int32(truncatingIfNeeded: i))) }
+        let unsorted = entries
+        order.sort { a, b in
+            a.prefix != b.prefix ? a.prefix < b.prefix : byteOrder(unsorted[Int(a.index)].name, unsorted[Int(b.index)].name)
+        }
+        for (i, o) in order.enumerated() { entries[i] = unsorted[Int(o.index)] }
+    }
+
+    /// The first eight bytes of `name` as a big-endian integer, zeros after a shorter name (a
+    /// name holds no zero byte, so a name sorts before the longer ones it starts).
+    private static func namePrefix(_ name: String) -> UInt64 {
+        name.withUTF8Bytes { bytes in
+            var prefix: UInt64 = 0
+            for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
+            return prefix
+        }
     }
 
     /// The type comes from `d_type`; only links (is the target a directory?) and file systems
