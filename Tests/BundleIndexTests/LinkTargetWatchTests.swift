@@ -85,32 +85,10 @@ struct LinkTargetWatchTests {
             try FileManager.default.createDirectory(atPath: outside + "/" + folder, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: outside + "/\(folder)/a.png", contents: Data())
         }
-        let late = outside + "/res/late.png"
         // Old.app links next to the new target: the way there is watched already, so the new
         // bundle's stamps' lookups add no watch (those had the check before).
-        // The window: New.app is scanned, its target not yet watched.
-        let writeLate: (String) -> Void = { bundle in
-            if bundle.hasSuffix("/New.app") && !FileManager.default.fileExists(atPath: late) {
-                FileManager.default.createFile(atPath: late, contents: Data())
-            }
-        }
-        let h = try WatcherHarness(["Old.app/Info.plist": infoPlist([:])], links: ["Old.app/Resources": outside + "/other"],
-                                   configure: { $0.beforeWatchingTargets = writeLate })
-        defer { h.stop() }
-        // Made aside and moved in: one event, one scan.
-        let aside = makeTempDirectory(prefix: "watch-aside")
-        defer { try? FileManager.default.removeItem(atPath: aside) }
-        let staged = aside + "/New.app"
-        try FileManager.default.createDirectory(atPath: staged, withIntermediateDirectories: false)
-        try infoPlist([:]).write(toFile: staged + "/Info.plist", atomically: false, encoding: .utf8)
-        #expect(symlink(outside + "/res", staged + "/Resources") == 0)
-        #expect(rename(staged, h.root + "/New.app") == 0)
-        try h.sync()
-        #expect(FileManager.default.fileExists(atPath: late), "the seam ran")
-        // late.png was written after the first sync began (in the batch that answered it).
-        try h.sync()
-        #expect(try h.bundle("New.app")?.rel("late", "png", dir: "Resources") == "Resources/late.png")
-        #expect(try h.verify() == [])
+        try Self.expectLateWriteSeen(late: outside + "/res/late.png", target: outside + "/res", in: "Resources",
+                                     oldLink: outside + "/other")
     }
 
     @Test("a root given through a link below another root given through a link: a change in a target there reads the linking bundle again")
@@ -143,5 +121,55 @@ struct LinkTargetWatchTests {
         // whole seconds) had the bundle read again ~50 times a second.
         #expect(h.watcher.noteLinks(of: bundle, to: [target]) == false)
         #expect(h.watcher.noteLinks(of: bundle, to: [target]) == false)
+    }
+
+    @Test("a target the watcher cannot watch is no first watch: reading its bundle again does not queue it again")
+    func unwatchableTargetIsNoFirstWatch() throws {
+        let h = try WatcherHarness(["B.app/Info.plist": infoPlist([:])])
+        h.stop()
+        // A folder that is not there takes no watch; before, its missing watch counted at every
+        // reading again, and an unsettled time (a target mode 0711 to a watcher run as nobody,
+        // with a ctime in the future) had the bundle read again ~50 times a second.
+        let missing = makeTempDirectory(prefix: "watch-none") + "/none"
+        #expect(h.watcher.noteLinks(of: h.root + "/B.app", to: [missing]) == false)
+        #expect(h.watcher.noteLinks(of: h.root + "/B.app", to: [missing]) == false)
+    }
+
+    @Test("a new link target watched before for a lookup alone: its folders below get their watches now, so the bundle is checked")
+    func targetWatchedForALookup() throws {
+        let outside = makeTempDirectory(prefix: "watch-lookup")
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        for folder in ["T/sub", "T/a"] { try FileManager.default.createDirectory(atPath: outside + "/" + folder, withIntermediateDirectories: true) }
+        // Old.app's link leads into T/sub: T is on its way, watched alone (one watch, no tree).
+        try Self.expectLateWriteSeen(late: outside + "/T/a/late.png", target: outside + "/T", in: "Resources/a",
+                                     oldLink: outside + "/T/sub")
+    }
+
+    /// Old.app, its Resources a link to `oldLink`, is watched; New.app, its Resources a link to
+    /// `target`, is made aside and moved in (one event, one scan). Through the debug-build seam,
+    /// `late` is written after New.app's scan and before its target's watches (the window
+    /// `noteOutsideFolders` closes); New.app must find it, in its folder `folder`, after a sync.
+    static func expectLateWriteSeen(late: String, target: String, in folder: String, oldLink: String) throws {
+        let writeLate: (String) -> Void = { bundle in
+            if bundle.hasSuffix("/New.app") && !FileManager.default.fileExists(atPath: late) {
+                FileManager.default.createFile(atPath: late, contents: Data())
+            }
+        }
+        let h = try WatcherHarness(["Old.app/Info.plist": infoPlist([:])], links: ["Old.app/Resources": oldLink],
+                                   configure: { $0.beforeWatchingTargets = writeLate })
+        defer { h.stop() }
+        let aside = makeTempDirectory(prefix: "watch-aside")
+        defer { try? FileManager.default.removeItem(atPath: aside) }
+        let staged = aside + "/New.app"
+        try FileManager.default.createDirectory(atPath: staged, withIntermediateDirectories: false)
+        try infoPlist([:]).write(toFile: staged + "/Info.plist", atomically: false, encoding: .utf8)
+        #expect(symlink(target, staged + "/Resources") == 0)
+        #expect(rename(staged, h.root + "/New.app") == 0)
+        try h.sync()
+        #expect(FileManager.default.fileExists(atPath: late), "the seam ran")
+        // late.png was written after the first sync began (in the batch that answered it).
+        try h.sync()
+        #expect(try h.bundle("New.app")?.rel("late", "png", dir: folder) == folder + "/late.png")
+        #expect(try h.verify() == [])
     }
 }

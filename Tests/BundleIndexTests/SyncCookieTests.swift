@@ -60,7 +60,12 @@ struct SyncCookieTests {
     func manyCookies() throws {
         let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:])])
         defer { h.stop() }
-        for i in 0..<1_000 { FileManager.default.createFile(atPath: h.root + "/\(SyncCookie.prefix)left-\(i)", contents: nil) }
+        // Half named as this version's syncs name them (taken, 16 a batch), half as a sync of
+        // before does (left, removed after the commit).
+        for i in 0..<1_000 {
+            let prefix = i % 2 == 0 ? SyncCookie.answeredByBytes : SyncCookie.prefix
+            FileManager.default.createFile(atPath: h.root + "/\(prefix)left-\(i)", contents: nil)
+        }
         try h.write("B.app/Info.plist", infoPlist([:]))
         try h.sync()
         try h.sync()
@@ -70,19 +75,41 @@ struct SyncCookieTests {
         #expect(try h.verify() == [])
     }
 
-    @Test("the cookies a batch takes are bounded; the rest wait for the next batch")
+    @Test("a batch takes at most sixteen cookies and leaves the rest, and a sync of before's cookie, to be removed after its commit")
     func cookiesTakenPerBatch() throws {
         let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:])])
         h.stop()
         let folder = makeTempDirectory(prefix: "cookies")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let paths = (0..<40).map { folder + "/\(SyncCookie.prefix)\($0)" }
+        // One named as a sync of before names it (it waits for the cookie to go, and took a
+        // first byte for the answer), then 40 named for bytes.
+        let old = folder + "/\(SyncCookie.prefix)1-1-1"
+        let paths = [old] + (0..<40).map { folder + "/\(SyncCookie.answeredByBytes)\($0)" }
         for path in paths { FileManager.default.createFile(atPath: path, contents: nil) }
-        let (claimed, deferred) = h.watcher.claimCookies(paths, readingAgain: false)
-        #expect(claimed.count == ClaimedCookie.takenPerBatch && claimed.allSatisfy(\.isTaken))
-        #expect(deferred == Array(paths.dropFirst(ClaimedCookie.takenPerBatch)))
-        h.watcher.finishCookies(claimed, committed: true, deferred: deferred)
-        #expect(h.watcher.pending.cookies == deferred)
+        let claimed = h.watcher.claimCookies(paths, readingAgain: false)
+        let taken = ClaimedCookie.takenPerBatch
+        #expect(claimed.map(\.isTaken) == [false] + Array(repeating: true, count: taken)
+                + Array(repeating: false, count: paths.count - 1 - taken))
+        let there = paths.filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(there == [old] + Array(paths.dropFirst(1 + taken)), "the taken ones are removed first, the others stay")
+        #expect(paths.allSatisfy { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 == 0 },
+                "nothing is written into a left cookie")
+        h.watcher.finishCookies(claimed, committed: true)
+        #expect(paths.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "all removed after the commit")
+    }
+
+    @Test("a folder named like a cookie is neither removed nor looked into: its bundles stay out of the index, as a build leaves them")
+    func folderNamedLikeACookie() throws {
+        let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:])])
+        defer { h.stop() }
+        try h.write(SyncCookie.answeredByBytes + "dir/D.app/Info.plist", infoPlist([:]))
+        try h.write(SyncCookie.prefix + "old/E.app/Info.plist", infoPlist([:]))
+        try h.sync()
+        try h.sync()
+        #expect(try h.bundle(SyncCookie.answeredByBytes + "dir/D.app") == nil)
+        #expect(try h.bundle(SyncCookie.prefix + "old/E.app") == nil)
+        #expect(FileManager.default.fileExists(atPath: h.root + "/" + SyncCookie.prefix + "old/E.app/Info.plist"))
+        #expect(try h.verify() == [])
     }
 
     @Test("a watcher limited to 128 descriptors answers 300 cookies and indexes a bundle made with them")

@@ -38,4 +38,8 @@ package struct DirectoryEntry: Hashable, Sendable {
 /// indexed (docs/watching.md).
 package enum SyncCookie {
     package static let prefix = ".bundleidx-cookie-"
+    /// The names of the cookies a watcher answers with bytes (`ClaimedCookie`); a sync that
+    /// waits for its cookie to be removed (before the sixteenth session) names them without it,
+    /// and a watcher removes those only after its commit.
+    package static let answeredByBytes = prefix + "v2-"
 }

@@ -160,9 +160,9 @@ public final class IndexWatcher {
         // made before them. Listed after the roots'
         // watches: a cookie made in between was neither listed nor seen (a sync at a watcher's
         // start timed out once in 300 runs).
-        let (claimed, deferred) = claimCookies(cookiesInRoots(), readingAgain: false)
+        let claimed = claimCookies(cookiesInRoots(), readingAgain: false)
         var committed = false
-        defer { finishCookies(claimed, committed: committed, deferred: deferred) }
+        defer { finishCookies(claimed, committed: committed) }
         let started = monotonicSeconds()
         var scanned = 0, kept = 0, removed = 0
         var keptUnreadable: [String] = []

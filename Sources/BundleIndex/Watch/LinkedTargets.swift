@@ -9,11 +9,13 @@ extension IndexWatcher {
     /// Records that `bundle` indexes the content of `targets` (real paths), replacing what was
     /// recorded for it, and watches each target that has no watch yet (a target outside every
     /// root gets its own watches). Targets are kept as events name them (`eventPath`): in a
-    /// root given as a link, by the root's path. True when a target outside the roots got its
-    /// watches only now: what changed there since the scan made no event (`noteOutsideFolders`).
-    /// Not whenever the bundle is the only one linking there: its own links are dropped first,
-    /// and every reading again of it counted, so a time that never settles (in the future, or
-    /// in whole seconds) had it read again ~50 times a second.
+    /// root given as a link, by the root's path. True when watches were added for a target
+    /// outside the roots: what changed there since the scan made no event (`noteOutsideFolders`).
+    /// Not whenever the bundle is the only one linking there (its own links are dropped first,
+    /// and every reading again of it counted), nor when the target's folder merely had no watch
+    /// (one it cannot get counted at every reading again, and one watched for a lookup had its
+    /// folders below it watched only now): a time that never settles (in the future, or in whole
+    /// seconds) had the bundle read again ~50 times a second.
     func noteLinks(of bundle: String, to realTargets: [String]) -> Bool {
         #if DEBUG
         beforeWatchingTargets?(bundle)
@@ -29,10 +31,10 @@ extension IndexWatcher {
         for target in unlinked where !targets.contains(where: { sameBytes($0, target) }) { unlinkedTargets.insert(target) }
         var watchedNow = false
         for target in targets {
-            if !isUnderRoot(target) && !tree.isWatched(target) { watchedNow = true }
             linkedBy.add(bundle, linkingTo: target)
             // A target in a root is watched with the root (named as events name it, it is below
             // the root's path).
+            let watchesBefore = tree.count
             if !isUnderRoot(target), !tree.watchRecursively(target, atMost: linkTargetFolders).complete {
                 // A link to `/` or a home folder would have the watcher watch all of it: it
                 // watches as many folders as a scan takes through links (`BundleScanner
@@ -42,6 +44,7 @@ extension IndexWatcher {
                     changes deeper in them are not seen
                     """, metadata: ["bundle": "\(bundle)", "target": "\(target)", "watched": "\(linkTargetFolders)"])
             }
+            if tree.count > watchesBefore { watchedNow = true }
         }
         if !targets.isEmpty { reportLimit() }
         return watchedNow

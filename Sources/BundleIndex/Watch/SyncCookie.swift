@@ -55,7 +55,7 @@ extension IndexWatcher {
 
         init(in root: String) throws {
             syncCounter += 1
-            name = SyncCookie.prefix + "\(getpid())-\(syncCounter)-\(UInt32.random(in: 0...UInt32.max))"
+            name = SyncCookie.answeredByBytes + "\(getpid())-\(syncCounter)-\(UInt32.random(in: 0...UInt32.max))"
             folder = open(root, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
             guard folder >= 0 else { throw BundleIndexError.systemCall("open \(root)") }
             // 0644 (less with the umask): only its owner and root can write the answer into it,
@@ -114,9 +114,11 @@ extension IndexWatcher {
 /// followed link leads to, kept a stale stamp, and `verify` found it after every sync.
 ///
 /// Left: a cookie the watcher cannot write to (a `sync` run by another user, whose cookie is
-/// 0644) or that is no fresh cookie (a link, a file with other names or content, put there under
-/// a cookie's name) is removed after the commit, never written to; the bundles that record its
-/// folder's time are read again in the next batch.
+/// 0644), one not named for bytes (`SyncCookie.answeredByBytes`: a sync of before, which waits
+/// for its cookie to go, took the first byte for the answer), one past the batch's share
+/// (`takenPerBatch`), or one that is no fresh cookie (a link, a folder, a file with other names
+/// or content, put there under a cookie's name) is removed after the commit, never written to;
+/// the bundles that record its folder's time are read again in the next batch.
 struct ClaimedCookie {
     /// The taken cookie, open for the answer; -1 for a left one.
     private let file: Int32
@@ -128,18 +130,22 @@ struct ClaimedCookie {
 
     /// At most this many cookies are taken per batch (each holds a descriptor until the commit;
     /// 1 100 at once, from a thousand syncs or left by killed ones, took a watcher with 1 024
-    /// descriptors to `EMFILE` in its scans). The others wait for the next batch.
+    /// descriptors to `EMFILE` in its scans). The others are left: had they waited for later
+    /// batches, 16 at a time, 10 000 files named like cookies kept a sync waiting 10 s and cost
+    /// 462 commits.
     static let takenPerBatch = 16
 
     /// Holds a descriptor until `finish`.
     var isTaken: Bool { file >= 0 }
 
-    /// The cookie at `path`, taken when it can be; nil when there is none.
-    init?(_ path: String) {
+    /// The cookie at `path`, taken when `take` and it can be; nil when there is none.
+    init?(_ path: String, take: Bool) {
         var named = stat()
         guard lstat(path, &named) == 0 else { return nil }
         self.path = path
-        let fd = (named.st_mode & S_IFMT) == S_IFREG ? open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
+        let takable = take && (named.st_mode & S_IFMT) == S_IFREG
+            && PathText.lastComponent(path).hasPrefix(SyncCookie.answeredByBytes)
+        let fd = takable ? open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
         var st = stat()
         var mark = UInt8(ascii: "t")
         guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_nlink == 1, st.st_size == 0,
@@ -154,16 +160,20 @@ struct ClaimedCookie {
     }
 
     /// Answers the waiting sync (the batch that covered the cookie committed), or lets go of the
-    /// cookie unanswered (it failed: the sync times out).
-    func finish(answering: Bool) {
+    /// cookie unanswered (it failed: the sync times out). True when it removed the cookie now (a
+    /// folder named like one stays, and is never indexed).
+    @discardableResult
+    func finish(answering: Bool) -> Bool {
+        var removedNow = false
         if answering {
             if file >= 0 {
                 var byte = UInt8(ascii: "a")
                 _ = pwrite(file, &byte, 1, 1)
             }
-            if !removedFirst { unlink(path) }
+            if !removedFirst { removedNow = unlink(path) == 0 }
         }
         if file >= 0 { close(file) }
+        return removedNow
     }
 }
 #endif

@@ -18,10 +18,9 @@ extension IndexWatcher {
             if liveOrDegraded != writtenState { try setState(liveOrDegraded) }
             return
         }
-        let (claimed, deferred) = claimCookies(pending.cookies, readingAgain: true)
-        pending.cookies = []
+        let claimed = claimCookies(pending.cookies, readingAgain: true)
         var committed = false
-        defer { finishCookies(claimed, committed: committed, deferred: deferred) }
+        defer { finishCookies(claimed, committed: committed) }
         let batch = pending
         pending = PendingChanges()
         let started = monotonicSeconds()
@@ -196,9 +195,9 @@ extension IndexWatcher {
         for r in roots { noteRootWay(r) }
         reportLimit()
         // Listed once the roots are watched again (see `catchUp`).
-        let (claimed, deferred) = claimCookies(cookiesInRoots(), readingAgain: false)
+        let claimed = claimCookies(cookiesInRoots(), readingAgain: false)
         var committed = false
-        defer { finishCookies(claimed, committed: committed, deferred: deferred) }
+        defer { finishCookies(claimed, committed: committed) }
         var found: PathSet = []
         var kept: [String] = []
         let began = wallClockNanoseconds()
@@ -233,39 +232,30 @@ extension IndexWatcher {
             "bundles": "\(found.count)", "seconds": "\(monotonicSeconds() - started)"])
     }
 
-    /// The sync cookies at `paths`, taken or left (`ClaimedCookie`), at most `takenPerBatch`
-    /// of them taken; the others (`deferred`) wait for the next batch. Taking a cookie removed
-    /// it, which changed its folder's time: with `readingAgain` (a batch; a catch-up or a
-    /// rescan reads everything after this) the bundles that record that time are read again.
-    func claimCookies(_ paths: [String], readingAgain: Bool) -> (claimed: [ClaimedCookie], deferred: [String]) {
-        var claimed: [ClaimedCookie] = [], deferred: [String] = []
+    /// The sync cookies at `paths`, taken or left (`ClaimedCookie`), at most `takenPerBatch` of
+    /// them taken. Taking a cookie removed it, which changed its folder's time: with
+    /// `readingAgain` (a batch; a catch-up or a rescan reads everything after this) the bundles
+    /// that record that time are read again.
+    func claimCookies(_ paths: [String], readingAgain: Bool) -> [ClaimedCookie] {
+        var claimed: [ClaimedCookie] = []
         var taken = 0
         for path in paths {
-            guard taken < ClaimedCookie.takenPerBatch else {
-                deferred.append(path)
-                continue
-            }
-            guard let cookie = ClaimedCookie(path) else { continue }
+            guard let cookie = ClaimedCookie(path, take: taken < ClaimedCookie.takenPerBatch) else { continue }
             if cookie.isTaken { taken += 1 }
             if cookie.removedFirst && readingAgain { markChanged(PathText.parent(of: path), name: PathText.lastComponent(path)) }
             claimed.append(cookie)
         }
-        return (claimed, deferred)
+        return claimed
     }
 
     /// Answers the cookies a batch claimed, or lets go of them unanswered when it did not commit.
     /// A cookie not removed first (a left one) is removed only now, which changes its folder's
-    /// time: the next batch reads again the bundles that record it. The deferred ones go to the
-    /// next batch.
-    func finishCookies(_ claimed: [ClaimedCookie], committed: Bool, deferred: [String]) {
-        for cookie in claimed {
-            cookie.finish(answering: committed)
-            if committed && !cookie.removedFirst {
-                markChanged(PathText.parent(of: cookie.path), name: PathText.lastComponent(cookie.path))
-            }
+    /// time: the next batch reads again the bundles that record it.
+    func finishCookies(_ claimed: [ClaimedCookie], committed: Bool) {
+        for cookie in claimed where cookie.finish(answering: committed) {
+            markChanged(PathText.parent(of: cookie.path), name: PathText.lastComponent(cookie.path))
+            pending.touched(at: monotonicSeconds())
         }
-        pending.cookies += deferred
-        if !pending.isEmpty { pending.touched(at: monotonicSeconds()) }
     }
 
     /// Sync cookies lying in the roots (`bundleidx sync` drops them; one whose `sync` was killed
