@@ -75,16 +75,16 @@ struct SyncCookieTests {
         #expect(try h.verify() == [])
     }
 
-    @Test("a batch takes at most sixteen cookies and leaves the rest, and a sync of before's cookie, to be removed after its commit")
+    @Test("a batch takes at most its share of cookies and leaves the rest, and a sync of before's cookie, to be removed after its commit")
     func cookiesTakenPerBatch() throws {
         let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:])])
         h.stop()
         let folder = makeTempDirectory(prefix: "cookies")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // One named as a sync of before names it (it waits for the cookie to go, and took a
-        // first byte for the answer), then 40 named for bytes.
+        // first byte for the answer), then 24 more named for bytes than a batch takes.
         let old = folder + "/\(SyncCookie.prefix)1-1-1"
-        let paths = [old] + (0..<40).map { folder + "/\(SyncCookie.answeredByBytes)\($0)" }
+        let paths = [old] + (0..<(ClaimedCookie.takenPerBatch + 24)).map { folder + "/\(SyncCookie.answeredByBytes)\($0)" }
         for path in paths { FileManager.default.createFile(atPath: path, contents: nil) }
         let claimed = h.watcher.claimCookies(paths, readingAgain: false)
         let taken = ClaimedCookie.takenPerBatch
@@ -140,5 +140,24 @@ struct SyncCookieTests {
         try forger.run()
         defer { forger.waitUntilExit() }
         #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: f.root, timeout: 2) }
+    }
+
+    @Test("a folder named like a cookie made and removed in a root that is a bundle: its time is read again both times")
+    func cookieMadeAndRemovedByAnother() throws {
+        let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:]), "A.app/x.png": ""], watching: ["A.app"])
+        defer { h.stop() }
+        let folder = h.root + "/A.app/" + SyncCookie.answeredByBytes + "dir"
+        #expect(mkdir(folder, 0o755) == 0)
+        try h.sync("A.app")
+        #expect(try h.verify() == [], "made")
+        // Removed by someone else: before, a cookie's removal was never looked at, and the
+        // bundle kept its stale time (a sync removes its own when the watcher could not). No
+        // sync here: its own cookie would have the bundle read again.
+        let reader = try IndexReader(path: h.indexPath)
+        let before = try reader.generation()
+        #expect(rmdir(folder) == 0)
+        let deadline = monotonicSeconds() + 5
+        while try reader.generation() == before && monotonicSeconds() < deadline { usleep(10_000) }
+        #expect(try h.verify() == [], "removed")
     }
 }

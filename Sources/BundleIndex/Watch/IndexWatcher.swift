@@ -45,6 +45,9 @@ public final class IndexWatcher {
     var linkTargets: PathMap<[String]> = [:]
     /// Targets the current batch found no bundle linking to (`unwatchUnlinkedTargets`).
     var unlinkedTargets: PathSet = []
+    /// Sync cookies this watcher removed, whose removal events are still to come: the removal
+    /// of any other (by a sync, by hand) changed its folder's time unseen (`record`).
+    var cookiesRemoved: PathSet = []
     /// The folders bundles' stamps look up outside them, with the entries looked up
     /// (docs/watching.md, "Links not followed").
     var stampInterests = StampInterests()

@@ -128,12 +128,18 @@ struct ClaimedCookie {
     /// folder did not let the watcher remove it).
     let removedFirst: Bool
 
-    /// At most this many cookies are taken per batch (each holds a descriptor until the commit;
-    /// 1 100 at once, from a thousand syncs or left by killed ones, took a watcher with 1 024
-    /// descriptors to `EMFILE` in its scans). The others are left: had they waited for later
-    /// batches, 16 at a time, 10 000 files named like cookies kept a sync waiting 10 s and cost
-    /// 462 commits.
-    static let takenPerBatch = 16
+    /// At most this many cookies are taken per batch: an eighth of the soft limit on open files,
+    /// between 16 and 1 024 (each holds a descriptor until the commit; 1 100 at once, from a
+    /// thousand syncs or left by killed ones, took a watcher with 1 024 descriptors to `EMFILE`
+    /// in its scans). The others are left: had they waited for later batches, 16 at a time,
+    /// 10 000 files named like cookies kept a sync waiting 10 s and cost 462 commits; left, a
+    /// root that is a bundle keeps a stale stamp until the next batch, which 40 syncs at once
+    /// showed while the share was 16.
+    static let takenPerBatch: Int = {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 16 }
+        return Int(min(1_024, max(16, limit.rlim_cur / 8)))
+    }()
 
     /// Holds a descriptor until `finish`.
     var isTaken: Bool { file >= 0 }

@@ -185,6 +185,7 @@ extension IndexWatcher {
         // and so covers every change made before them.
         tree.reset()
         movedFrom = [:]
+        cookiesRemoved = []
         linkedBy.removeAll()
         linkTargets = [:]
         unlinkedTargets = []
@@ -233,16 +234,19 @@ extension IndexWatcher {
     }
 
     /// The sync cookies at `paths`, taken or left (`ClaimedCookie`), at most `takenPerBatch` of
-    /// them taken. Taking a cookie removed it, which changed its folder's time: with
-    /// `readingAgain` (a batch; a catch-up or a rescan reads everything after this) the bundles
-    /// that record that time are read again.
+    /// them taken. A cookie changed its folder's time when it was made, and a taken one again
+    /// when it was removed: with `readingAgain` (a batch; a catch-up or a rescan reads
+    /// everything after this) the bundles that record that time are read again.
     func claimCookies(_ paths: [String], readingAgain: Bool) -> [ClaimedCookie] {
         var claimed: [ClaimedCookie] = []
         var taken = 0
         for path in paths {
             guard let cookie = ClaimedCookie(path, take: taken < ClaimedCookie.takenPerBatch) else { continue }
             if cookie.isTaken { taken += 1 }
-            if cookie.removedFirst && readingAgain { markChanged(PathText.parent(of: path), name: PathText.lastComponent(path)) }
+            if cookie.removedFirst { cookiesRemoved.insert(path) }
+            // Taken, it was removed just now; left, it was made there (a folder named like a
+            // cookie stays): either way the folder's time changed.
+            if readingAgain { readAgainBundles(recording: PathText.parent(of: path), entry: PathText.lastComponent(path)) }
             claimed.append(cookie)
         }
         return claimed
@@ -253,7 +257,8 @@ extension IndexWatcher {
     /// time: the next batch reads again the bundles that record it.
     func finishCookies(_ claimed: [ClaimedCookie], committed: Bool) {
         for cookie in claimed where cookie.finish(answering: committed) {
-            markChanged(PathText.parent(of: cookie.path), name: PathText.lastComponent(cookie.path))
+            cookiesRemoved.insert(cookie.path)
+            readAgainBundles(recording: PathText.parent(of: cookie.path), entry: PathText.lastComponent(cookie.path))
             pending.touched(at: monotonicSeconds())
         }
     }

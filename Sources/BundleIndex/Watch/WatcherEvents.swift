@@ -39,7 +39,17 @@ extension IndexWatcher {
             return
         }
         if e.name.hasPrefix(SyncCookie.prefix) {
-            if e.has(Int32(IN_CREATE)) || e.has(Int32(IN_MOVED_TO)) { pending.cookies.append(PathText.child(e.name, of: dir)) }
+            let path = PathText.child(e.name, of: dir)
+            if e.has(Int32(IN_CREATE)) || e.has(Int32(IN_MOVED_TO)) {
+                pending.cookies.append(path)
+            } else if e.has(Int32(IN_DELETE)) || e.has(Int32(IN_MOVED_FROM)), cookiesRemoved.remove(path) == nil {
+                // Removed by someone else (a sync removing its own, answered but not removed
+                // by a watcher that may write to it and not to its folder; a timed-out sync):
+                // the folder's time changed, which a bundle may record. The watcher's own
+                // removals are read again where it makes them (`claimCookies`, `finishCookies`).
+                readAgainBundles(recording: dir, entry: e.name)
+                pending.touched(at: monotonicSeconds())
+            }
             return
         }
         let path = PathText.child(e.name, of: dir)
@@ -87,6 +97,17 @@ extension IndexWatcher {
         markChanged(dir, name: e.name)
     }
 
+    /// Reads again, in the next batch, every bundle whose records hold what the entry `name` of
+    /// `directory` changed: the bundles holding it, those whose links lead to it, those whose
+    /// stamps look it up or record the folder's time. The entry itself is not looked at (for a
+    /// sync cookie, which is never indexed, that is all its coming and going changes).
+    func readAgainBundles(recording directory: String, entry name: String) {
+        let path = PathText.child(name, of: directory)
+        for bundle in enclosingBundles(of: path) { pending.bundles.insert(bundle) }
+        for bundle in bundlesLinking(to: path) { pending.bundles.insert(bundle) }
+        for bundle in stampInterests.bundles(lookingUp: name, in: directory) { pending.bundles.insert(bundle) }
+    }
+
     /// A watched root was deleted or moved away. Its watches follow the folder wherever it went,
     /// so events would keep naming it by its old path (bundles rescanned there were found gone,
     /// and when the root came back nothing looked at it again): they are dropped, the root's
@@ -104,10 +125,7 @@ extension IndexWatcher {
     /// An entry `name` of `directory` changed: rescan every bundle whose indexed tree holds it,
     /// and look at `directory/name` again for bundles that appeared or went away.
     func markChanged(_ directory: String, name: String) {
-        let path = PathText.child(name, of: directory)
-        for bundle in enclosingBundles(of: path) { pending.bundles.insert(bundle) }
-        for bundle in bundlesLinking(to: path) { pending.bundles.insert(bundle) }
-        for bundle in stampInterests.bundles(lookingUp: name, in: directory) { pending.bundles.insert(bundle) }
+        readAgainBundles(recording: directory, entry: name)
         // Outside the roots (a link target) no bundle is looked for: only the linking ones change.
         guard isUnderRoot(directory) else { return }
         pending.child(name, of: directory)
