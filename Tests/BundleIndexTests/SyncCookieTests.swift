@@ -38,7 +38,7 @@ struct SyncCookieTests {
         }
     }
 
-    @Test("a file linked under a cookie's name is unlinked, never written to")
+    @Test("a file linked under a cookie's name is never written to; only an empty file is removed")
     func linkedCookieNotWritten() throws {
         let h = try WatcherHarness(["A.app/Info.plist": infoPlist([:])])
         defer { h.stop() }
@@ -47,13 +47,20 @@ struct SyncCookieTests {
         // Empty, as a cookie is: only its other name tells it from one.
         try "".write(toFile: outside + "/hard", atomically: false, encoding: .utf8)
         try "kept".write(toFile: outside + "/soft", atomically: false, encoding: .utf8)
-        #expect(link(outside + "/hard", h.root + "/" + SyncCookie.prefix + "hard") == 0)
-        #expect(symlink(outside + "/soft", h.root + "/" + SyncCookie.prefix + "soft") == 0)
+        let cookie = h.root + "/" + SyncCookie.answeredByBytes
+        #expect(link(outside + "/hard", cookie + "hard") == 0)
+        #expect(symlink(outside + "/soft", cookie + "soft") == 0)
+        // A user's file named like a cookie, with content: never a sync's.
+        try "mine".write(toFile: cookie + "full", atomically: false, encoding: .utf8)
         try h.sync()
         for (name, content) in [("hard", ""), ("soft", "kept")] {
             #expect(try String(contentsOfFile: outside + "/" + name, encoding: .utf8) == content, "\(name)")
-            #expect(!FileManager.default.fileExists(atPath: h.root + "/" + SyncCookie.prefix + name), "\(name)")
         }
+        // The empty file's second name goes, as a cookie would; the link and the file with
+        // content stay (before, they were deleted after the commit).
+        #expect(!FileManager.default.fileExists(atPath: cookie + "hard"))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: cookie + "soft")) == outside + "/soft")
+        #expect(try String(contentsOfFile: cookie + "full", encoding: .utf8) == "mine")
     }
 
     @Test("a thousand cookies at once: the watcher takes sixteen per batch, answers them all, and still reads what changed")

@@ -117,8 +117,10 @@ extension IndexWatcher {
 /// 0644), one not named for bytes (`SyncCookie.answeredByBytes`: a sync of before, which waits
 /// for its cookie to go, took the first byte for the answer), one past the batch's share
 /// (`takenPerBatch`), or one that is no fresh cookie (a link, a folder, a file with other names
-/// or content, put there under a cookie's name) is removed after the commit, never written to;
-/// the bundles that record its folder's time are read again in the next batch.
+/// or content, put there under a cookie's name) is never written to. An empty regular file, what
+/// a sync makes, is removed after the commit; anything else is left in place (a review found a
+/// user's file named like a cookie, a link's target, deleted). The bundles that record its
+/// folder's time are read again in the batch that sees it and, once it is removed, in the next.
 struct ClaimedCookie {
     /// The taken cookie, open for the answer; -1 for a left one.
     private let file: Int32
@@ -165,6 +167,12 @@ struct ClaimedCookie {
         (file, removedFirst) = (fd, unlink(path) == 0)
     }
 
+    /// Whether the entry at `path` is what a sync makes, an empty regular file (not a link).
+    private static func isEmptyFile(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0
+    }
+
     /// Answers the waiting sync (the batch that covered the cookie committed), or lets go of the
     /// cookie unanswered (it failed: the sync times out). True when it removed the cookie now (a
     /// folder named like one stays, and is never indexed).
@@ -176,7 +184,9 @@ struct ClaimedCookie {
                 var byte = UInt8(ascii: "a")
                 _ = pwrite(file, &byte, 1, 1)
             }
-            if !removedFirst { removedNow = unlink(path) == 0 }
+            // A left entry only while it is an empty file (a taken one was emptied by nobody
+            // else: it holds the watcher's bytes).
+            if !removedFirst && (file >= 0 || Self.isEmptyFile(path)) { removedNow = unlink(path) == 0 }
         }
         if file >= 0 { close(file) }
         return removedNow
