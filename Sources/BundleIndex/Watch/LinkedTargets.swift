@@ -123,10 +123,8 @@ extension IndexWatcher {
         return named.real + String(decoding: path.utf8.dropFirst(named.root.utf8.count), as: UTF8.self)
     }
 
-    /// True when `path` is a root or lies below one.
-    func isUnderRoot(_ path: String) -> Bool {
-        roots.contains { PathText.isSameOrInside(path, $0) }
-    }
+    /// True when `path` is a root or lies below one (the tree holds the same roots).
+    func isUnderRoot(_ path: String) -> Bool { tree.isUnderRoot(path) }
 
     /// True when `path` is one of the roots, byte for byte.
     func isRoot(_ path: String) -> Bool {

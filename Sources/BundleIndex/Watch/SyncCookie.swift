@@ -137,11 +137,7 @@ struct ClaimedCookie {
     /// 10 000 files named like cookies kept a sync waiting 10 s and cost 462 commits; left, a
     /// root that is a bundle keeps a stale stamp until the next batch, which 40 syncs at once
     /// showed while the share was 16.
-    static let takenPerBatch: Int = {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 16 }
-        return Int(min(1_024, max(16, limit.rlim_cur / 8)))
-    }()
+    static let takenPerBatch: Int = OpenFileLimit.soft.map { Int(min(1_024, max(16, $0 / 8))) } ?? 16
 
     /// Holds a descriptor until `finish`.
     var isTaken: Bool { file >= 0 }

@@ -111,7 +111,7 @@ final class WatchedTree {
     /// an older one's links pointed into), took the root's name; it kept its own before: the
     /// root's folders had no watch of their own, their events were not the root's, and when the
     /// lookup was dropped, so was the kernel's watch of the root's folder.
-    private func isUnderRoot(_ path: String) -> Bool {
+    func isUnderRoot(_ path: String) -> Bool {
         roots.contains { PathText.isSameOrInside(path, $0) }
     }
 

@@ -220,7 +220,7 @@ extension IndexWatcher {
         for bundle in stampInterests.bundles(lookingBelow: dir) { pending.bundles.insert(bundle) }
         for root in rootWays.bundles(lookingBelow: dir) { pending.rootWay(root) }
         for root in roots(atOrBelow: dir) where !tree.unwatched.contains(root) { rootWentAway(root) }
-        tree.forget(dir, keeping: { path in self.roots.contains { PathText.isSameOrInside(path, $0) } })
+        tree.forget(dir, keeping: isUnderRoot)
     }
 }
 #endif
