@@ -378,7 +378,7 @@ struct QuietFolderTests {
                 $0[path + "/" + $1] = DirectoryListing(entries: inner, changeTime: 0)
             }
             var skipped = 0
-            guard walker.isBundle(path, entries: entries, skippedNames: &skipped, listings: listings) else { continue }
+            guard try walker.isBundle(path, entries: entries, skippedNames: &skipped, listings: listings) else { continue }
             bundles += 1
             let letThrough = TreeWalker.nameMayBeBundle(path) || UnchangedWalkPlan.leadsOn(entries, path: path)
             #expect(letThrough, "round \(round): \(path) \(entries.map { ($0.name, $0.flags.rawValue) })")

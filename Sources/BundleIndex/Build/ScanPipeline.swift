@@ -54,9 +54,15 @@ final class ScanPipeline: @unchecked Sendable {
         case reading
         /// Read (an unchanged bundle has none), with the warnings they gave.
         case read(warnings: [String])
+        /// A read met a shortage of descriptors or memory (`FileSystem.isShortage`): the
+        /// writer stops the build with this error when the bundle's turn comes.
+        case failed(any Error)
 
         var isRead: Bool {
-            if case .read = self { true } else { false }
+            switch self {
+            case .read, .failed: true
+            case .toRead, .reading: false
+            }
         }
 
         var isToRead: Bool {
@@ -108,7 +114,7 @@ final class ScanPipeline: @unchecked Sendable {
             while let step = try pipeline.next() {
                 switch step {
                 case .read(let number, var bundle):
-                    let warnings = BundleScanner.readFiles(of: &bundle, reads: pipeline.filesRead)
+                    let warnings = try BundleScanner.readFiles(of: &bundle, reads: pipeline.filesRead)
                     pipeline.finishReading(number, bundle, warnings: warnings)
                 case .write(let items):
                     for (item, warnings) in items {
@@ -199,9 +205,14 @@ final class ScanPipeline: @unchecked Sendable {
         let number = waiting[i].number
         var bundle = takeForReading(i)
         condition.unlock()
-        let warnings = BundleScanner.readFiles(of: &bundle, reads: filesRead)
+        let files: Files
+        do {
+            files = .read(warnings: try BundleScanner.readFiles(of: &bundle, reads: filesRead))
+        } catch {
+            files = .failed(error)
+        }
         condition.lock()
-        put(number, bundle, warnings: warnings)
+        put(number, bundle, files)
         return true
     }
 
@@ -234,7 +245,11 @@ final class ScanPipeline: @unchecked Sendable {
                         scannedWaiting -= 1
                         entriesWaiting -= entries
                     }
-                    if case .read(let warnings) = w.files { out.append((w.item, warnings)) }
+                    switch w.files {
+                    case .read(let warnings): out.append((w.item, warnings))
+                    case .failed(let error): throw error
+                    case .toRead, .reading: preconditionFailure("only items whose files are read are written")
+                    }
                 }
                 return .write(out)
             }
@@ -264,17 +279,17 @@ final class ScanPipeline: @unchecked Sendable {
     private func finishReading(_ number: Int, _ bundle: ScannedBundle, warnings: [String]) {
         condition.lock()
         defer { condition.unlock() }
-        put(number, bundle, warnings: warnings)
+        put(number, bundle, .read(warnings: warnings))
     }
 
-    /// Holding `condition`: puts a bundle whose files were read back in its place, and wakes a
-    /// thread that may wait for it.
-    private func put(_ number: Int, _ bundle: ScannedBundle, warnings: [String]) {
+    /// Holding `condition`: puts a bundle whose files were read (or failed to be) back in its
+    /// place, and wakes a thread that may wait for it.
+    private func put(_ number: Int, _ bundle: ScannedBundle, _ files: Files) {
         guard let i = waiting.firstIndex(where: { $0.number == number }) else {
             preconditionFailure("a bundle being read left the queue")
         }
         waiting[i].item = .scanned(bundle)
-        waiting[i].files = .read(warnings: warnings)
+        waiting[i].files = files
         condition.broadcast()
     }
 

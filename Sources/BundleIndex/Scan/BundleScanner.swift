@@ -77,17 +77,17 @@ struct BundleScanner {
         let layout = BundleLayout.detect(bundlePath: bundlePath,
                                          directoryLikeNames: rootEntries.filter(\.countsForLayout).map(\.name))
         let treeRoot = (layout == .resources || layout == .flat) ? "" : layout.resourceDirectory
-        let directories = walkTree(from: treeRoot)
+        let directories = try walkTree(from: treeRoot)
         // The Info.plist folder's entries: the walk's listing when the folder lies in the indexed
         // tree, else listed now (`Contents/`).
         var infoPlistFolderEntries: [DirectoryEntry] = []
         if !(layout == .flat && Self.isInnards(bundlePath)) {
             do {
                 infoPlistFolderEntries = try list(layout.infoPlistDirectory).entries
-            } catch let error as DirectoryReadError where !error.isGone {
+            } catch let error as DirectoryReadError {
                 // The walk warned already when the folder lies in its tree (`Resources`).
-                if !unreadable.contains(error.path) { unreadableFolder(layout.infoPlistDirectory, error) }
-            } catch {}
+                if !error.isGone && !unreadable.contains(error.path) { unreadableFolder(layout.infoPlistDirectory, error) }
+            }
         }
         // The links of the root and the Info.plist folder outside the walked tree: their targets
         // decide the layout, the tree and which Info.plist is read.
@@ -104,7 +104,7 @@ struct BundleScanner {
         // build's two threads share, with the files it names (the walk is the longer thread).
         bundle.unfinished = UnfinishedScan(infoPlistFolderEntries: infoPlistFolderEntries)
         if readsFiles {
-            _ = Self.readFiles(of: &bundle, reads: FilesRead.none)
+            _ = try Self.readFiles(of: &bundle, reads: FilesRead.none)
         }
         return bundle
     }
@@ -149,7 +149,7 @@ struct BundleScanner {
         return listing
     }
 
-    private mutating func walkTree(from start: String) -> [ScannedDirectory] {
+    private mutating func walkTree(from start: String) throws -> [ScannedDirectory] {
         // A `realpath` reads every component's link (a `readlink` each: 6 % of a build of real
         // trees), so the bundle's is not asked when the tree walker knows it, nor twice when
         // the walk starts at the bundle.
@@ -157,7 +157,7 @@ struct BundleScanner {
         guard let startReal = start.isEmpty ? bundleReal : FileSystem.realPath(PathText.child(start, of: bundlePath)) else {
             // No tree to walk (`Contents/Resources` missing, dangling or behind a folder that
             // cannot be searched): its stamp shows when one appears.
-            missingTree(start)
+            try missingTree(start)
             return []
         }
         var out: [ScannedDirectory] = []
@@ -190,8 +190,6 @@ struct BundleScanner {
                 listing = try list(relative, real: real)
             } catch let error as DirectoryReadError {
                 if !error.isGone { unreadableFolder(relative, error) }
-                continue
-            } catch {
                 continue
             }
             guard out.count < Self.maxDirectoriesPerBundle else {
@@ -272,7 +270,7 @@ struct BundleScanner {
 
     /// Stamps the folder at `relative`, the walked tree's top, which the scan could not resolve:
     /// missing, or unreadable (then recorded as such, `unreadableFolder`).
-    private mutating func missingTree(_ relative: String) {
+    private mutating func missingTree(_ relative: String) throws {
         let absolute = PathText.absolute(relative, in: bundlePath)
         var skipped = 0
         do {
@@ -280,7 +278,7 @@ struct BundleScanner {
         } catch let error as DirectoryReadError where !error.isGone {
             unreadableFolder(relative, error)
             return
-        } catch {}
+        } catch is DirectoryReadError {}
         stampFolder(relative)
     }
 

@@ -66,8 +66,8 @@ enum DirectoryReader {
         // What `opendir` opens with, minus its `malloc` of a 32 KiB `DIR` per folder: with the
         // build's two threads that lock was contended, the writer freeing what the walker had
         // allocated (docs/performance.md, "Listing folders with `getdents64`").
-        let fd = openat(base, relative ?? path, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw DirectoryReadError(path: path, errno: errno) }
+        let fd = FileSystem.openDescriptor(path, relative: relative, in: base, flags: O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open", path, errno) }
         defer { close(fd) }
         var st = stat()
         let own: FileSystem.Stamp = fstat(fd, &st) == 0 ? FileSystem.stamp(st) : (0, 0)
@@ -80,7 +80,7 @@ enum DirectoryReader {
             if filled < 0 {
                 if errno == EINTR { continue }
                 // A listing cut short would drop files without a word; `readdir` hid such errors.
-                throw DirectoryReadError(path: path, errno: errno)
+                throw failure("getdents64", path, errno)
             }
             var offset = 0
             while offset < filled {
@@ -106,6 +106,13 @@ enum DirectoryReader {
         sortByName(&entries)
         return DirectoryListing(entries: entries, changeTime: own.changeTime, inode: own.inode,
                                 linkStamps: wanted ? linkStamps.stamps : nil)
+    }
+
+    /// A folder that cannot be listed (`DirectoryReadError`: the scans take it for unreadable or
+    /// gone), or, when `code` is a shortage of descriptors or memory (`FileSystem.isShortage`),
+    /// the error the scan stops with: the folder itself may be fine.
+    private static func failure(_ call: String, _ path: String, _ code: Int32) -> any Error {
+        FileSystem.isShortage(code) ? FileSystem.shortage(call, path, code) : DirectoryReadError(path: path, errno: code)
     }
 
     /// Sorts `entries` by their names' bytes (`byteOrder`). Each name's first eight bytes, as

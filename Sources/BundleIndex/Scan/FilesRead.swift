@@ -39,29 +39,30 @@ final class FilesRead: @unchecked Sendable {
     static var none: FilesRead { FilesRead(bytesPerGeneration: 0) }
 
     /// The strings table at `path`, read unless it was read before under `realPath`.
-    func table(_ path: String, realPath: String?) -> StringsTableReader.FileRead {
-        value(\.tables, readAt: path, realPath: realPath) {
-            let read = StringsTableReader.file(path)
+    func table(_ path: String, realPath: String?) throws -> StringsTableReader.FileRead {
+        try value(\.tables, readAt: path, realPath: realPath) {
+            let read = try StringsTableReader.file(path)
             return (read, read.size)
         }
     }
 
     /// The property list at `path` (`PropertyListReader.stampedDictionary`), read unless it was
     /// read before under `realPath`. Its name decides `gnustep`, so one real path has one answer.
-    func propertyList(_ path: String, realPath: String?, gnustep: Bool = false) -> PropertyListReader.StampedDictionary {
-        value(\.propertyLists, readAt: path, realPath: realPath) {
-            let read = PropertyListReader.stampedDictionary(atPath: path, gnustep: gnustep)
+    func propertyList(_ path: String, realPath: String?, gnustep: Bool = false) throws -> PropertyListReader.StampedDictionary {
+        try value(\.propertyLists, readAt: path, realPath: realPath) {
+            let read = try PropertyListReader.stampedDictionary(atPath: path, gnustep: gnustep)
             return (read, read.size)
         }
     }
 
     /// The value held for `realPath`, else `read`'s of the file at `path`, kept when `realPath`
-    /// is known and another spelling than `path` (the file was read through a link).
+    /// is known and another spelling than `path` (the file was read through a link). A read
+    /// that throws keeps nothing.
     private func value<Value>(_ kind: ReferenceWritableKeyPath<FilesRead, Generations<Value>>, readAt path: String,
-                              realPath: String?, read: () -> (Value, size: Int)) -> Value {
-        guard keeps, let realPath = realPath.map(BytewiseString.init) else { return read().0 }
+                              realPath: String?, read: () throws -> (Value, size: Int)) rethrows -> Value {
+        guard keeps, let realPath = realPath.map(BytewiseString.init) else { return try read().0 }
         if let held = lock.withLock({ self[keyPath: kind].held(realPath) }) { return held }
-        let (value, size) = read()
+        let (value, size) = try read()
         if realPath != BytewiseString(text: path) {
             lock.withLock { self[keyPath: kind].keep(value, realPath: realPath, size: size) }
         }

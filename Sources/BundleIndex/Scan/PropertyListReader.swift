@@ -42,9 +42,10 @@ enum PropertyListReader {
     /// new time; 0 when there is no such file). With `gnustep`, a text Foundation cannot parse
     /// is read with GNUstep's grammar, typed values included (`GNUstepPropertyList`): for
     /// `Info-gnustep.plist`, which only GNUstep's `NSBundle` reads.
-    /// `size`: the bytes read.
-    static func stampedDictionary(atPath path: String, gnustep: Bool = false) -> StampedDictionary {
-        let read = FileSystem.readFileStamped(path, limit: sizeLimit)
+    /// `size`: the bytes read. Throws only for a shortage of descriptors or memory
+    /// (`FileSystem.isShortage`).
+    static func stampedDictionary(atPath path: String, gnustep: Bool = false) throws -> StampedDictionary {
+        let read = try FileSystem.readFileStamped(path, limit: sizeLimit)
         if read.oversized { return (.failure(.tooLarge), read.changeTime, 0) }
         guard let bytes = read.bytes else { return (.failure(.unreadable), read.changeTime, 0) }
         return (dictionary(from: bytes, gnustep: gnustep), read.changeTime, bytes.count)

@@ -6,22 +6,23 @@
 extension BundleScanner {
     /// Finishes a scan (`unfinished`), then reads the strings tables, after the warnings of its
     /// walk; returns the warnings the files gave. `reads`: files read before in this build, by
-    /// real path (`FilesRead`).
-    static func readFiles(of bundle: inout ScannedBundle, reads: FilesRead) -> [String] {
+    /// real path (`FilesRead`). Throws when a read meets a shortage of descriptors or memory
+    /// (`FileSystem.isShortage`); `bundle` is then not to be written.
+    static func readFiles(of bundle: inout ScannedBundle, reads: FilesRead) throws -> [String] {
         var warnings: [String] = []
         if let unfinished = bundle.unfinished {
             let files = finish(&bundle, unfinished)
             // Each file's stamp is the change time its read saw.
             var stamps: [FileStamp] = []
             let infoPlistDirectory = bundle.layout.infoPlistDirectory
-            bundle.infoPlists = readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, stamps: &stamps,
+            bundle.infoPlists = try readInfoPlists(bundlePath: bundle.path, in: infoPlistDirectory, files, stamps: &stamps,
                                                warnings: &warnings, reads: reads)
-            bundle.stringsFiles = readStringsFiles(bundlePath: bundle.path, files, stamps: &stamps, reads: reads)
+            bundle.stringsFiles = try readStringsFiles(bundlePath: bundle.path, files, stamps: &stamps, reads: reads)
             bundle.fileStamps += stamps
             bundle.unfinished = nil
         }
         // Tables carry their own change times (kept in their table records, not here).
-        bundle.tables = readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: reads)
+        bundle.tables = try readStringsTables(bundlePath: bundle.path, directories: bundle.directories, warnings: &warnings, reads: reads)
         bundle.warnings += warnings
         return warnings
     }
@@ -49,11 +50,11 @@ extension BundleScanner {
     /// path relative to the bundle with the change time its read saw.
     private static func readInfoPlists(bundlePath: String, in directory: String, _ files: PropertyListFilesToRead,
                                        stamps: inout [FileStamp],
-                                       warnings: inout [String], reads: FilesRead) -> [InfoPlistFile] {
+                                       warnings: inout [String], reads: FilesRead) throws -> [InfoPlistFile] {
         var out: [InfoPlistFile] = []
         for name in files.infoPlists {
             let relative = PathText.join(directory, name), path = PathText.child(relative, of: bundlePath)
-            let (result, changeTime, _) = reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
+            let (result, changeTime, _) = try reads.propertyList(path, realPath: files.infoPlistDirectoryRealPath.map { Self.realPath(of: name, in: $0) },
                                                                    gnustep: name.lowercased() == "info-gnustep.plist")
             stamps.append(FileStamp(path: relative, changeTime: changeTime, inode: 0))
             switch result {
@@ -76,12 +77,12 @@ extension BundleScanner {
     /// as for CF); a folder named like a table is no table, a lookup finding it gets none.
     /// `reads`: tables read before in this build, by real path (`FilesRead`).
     static func readStringsTables(bundlePath: String, directories: [ScannedDirectory], warnings: inout [String],
-                                  reads: FilesRead) -> [StringsTable] {
+                                  reads: FilesRead) throws -> [StringsTable] {
         var out: [StringsTable] = []
         for d in directories {
             for e in d.entries where StringsTable.isTable(e.name) && !e.isDirectory {
                 let relative = PathText.join(d.path, e.name)
-                let file = reads.table(PathText.child(relative, of: bundlePath), realPath: d.realPath.map { realPath(of: e.name, in: $0) })
+                let file = try reads.table(PathText.child(relative, of: bundlePath), realPath: d.realPath.map { realPath(of: e.name, in: $0) })
                 out.append(StringsTableReader.table(bundlePath: bundlePath, relativePath: relative, file, warnings: &warnings))
             }
         }
@@ -111,10 +112,10 @@ extension BundleScanner {
 
     /// The `InfoPlist*.strings` files named, parsed (`stamps` as for `readInfoPlists`).
     private static func readStringsFiles(bundlePath: String, _ files: PropertyListFilesToRead,
-                                         stamps: inout [FileStamp], reads: FilesRead) -> [StringsFile] {
-        files.stringsFiles.map { file in
+                                         stamps: inout [FileStamp], reads: FilesRead) throws -> [StringsFile] {
+        try files.stringsFiles.map { file in
             let relative = PathText.join(file.directory.path, file.name)
-            let (result, changeTime, _) = reads.propertyList(PathText.child(relative, of: bundlePath),
+            let (result, changeTime, _) = try reads.propertyList(PathText.child(relative, of: bundlePath),
                                                                    realPath: file.directory.realPath.map { realPath(of: file.name, in: $0) })
             stamps.append(FileStamp(path: relative, changeTime: changeTime, inode: 0))
             return StringsFile(directory: file.directory.path, name: file.name, dictionary: try? result.get())

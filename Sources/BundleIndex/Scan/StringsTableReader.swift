@@ -32,9 +32,10 @@ enum StringsTableReader {
         let size: Int
     }
 
-    /// The file at `path` (`.stringsdict` read as a dictionary file), read and parsed.
-    static func file(_ path: String) -> FileRead {
-        let file = FileSystem.readFileStamped(path, limit: StringsTable.sizeLimit)
+    /// The file at `path` (`.stringsdict` read as a dictionary file), read and parsed. Throws
+    /// only for a shortage of descriptors or memory (`FileSystem.isShortage`).
+    static func file(_ path: String) throws -> FileRead {
+        let file = try FileSystem.readFileStamped(path, limit: StringsTable.sizeLimit)
         if file.oversized { return FileRead(changeTime: file.changeTime, content: .notRead, missingSemicolon: nil, size: 0) }
         // An unreadable file is an empty table, as for Foundation (it gets no data either).
         let bytes = file.bytes ?? []

@@ -103,8 +103,9 @@ struct TreeWalker {
                 do {
                     listing = try DirectoryReader.listing(dir, skippedNames: &report.skippedNames)
                     report.foldersRead += 1
-                } catch {
-                    if (error as? DirectoryReadError)?.isGone == true { continue }
+                } catch let error as DirectoryReadError {
+                    // Anything else (a shortage of descriptors or memory) stops the walk.
+                    if error.isGone { continue }
                     report.unreadableDirectories += 1
                     report.unreadablePaths.append(dir)
                     report.warnings.append("unreadable directory skipped: \(error)")
@@ -112,7 +113,7 @@ struct TreeWalker {
                 }
             }
             let entries = listing.entries
-            if reused != nil || isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
+            if try reused != nil || isBundle(dir, entries: entries, skippedNames: &report.skippedNames, listings: cache) {
                 if dir.utf8.count > IndexStore.maximumKeyBytes {
                     report.warnings.append("\(dir): not indexed: its path has \(dir.utf8.count) bytes, more than the \(IndexStore.maximumKeyBytes) an index key holds")
                 } else {
@@ -172,9 +173,11 @@ struct TreeWalker {
     /// Info.plist in it (docs/search-pattern.md, "Bundle layouts" and "Which Info.plist file is
     /// read"). A directory directly inside one named `Versions` (a framework's `Versions/A`) is
     /// part of its framework, not a bundle of its own.
-    /// `listings` are listings already read, by absolute path.
+    /// `listings` are listings already read, by absolute path. Throws only when the Info.plist
+    /// folder's listing meets a shortage (`FileSystem.isShortage`): a folder that cannot be
+    /// listed makes no bundle, but one the process could not open for want of descriptors may.
     func isBundle(_ path: String, entries: [DirectoryEntry], skippedNames: inout Int,
-                  listings: PathMap<DirectoryListing> = [:]) -> Bool {
+                  listings: PathMap<DirectoryListing> = [:]) throws -> Bool {
         if declaredBundles.contains(path) || Self.isLibraryResourceFolder(path, entries: entries) { return true }
         // Asked of every folder the walk lists: the name, its extension and the parent's name
         // are found on the UTF-8 bytes (`Character` searches and the concatenation were more
@@ -196,8 +199,11 @@ struct TreeWalker {
             if let cached = listings[infoDirectory] {
                 infoEntries = cached.entries
             } else {
-                guard let listed = try? DirectoryReader.list(infoDirectory, skippedNames: &skippedNames) else { return false }
-                infoEntries = listed
+                do {
+                    infoEntries = try DirectoryReader.list(infoDirectory, skippedNames: &skippedNames)
+                } catch is DirectoryReadError {
+                    return false
+                }
             }
         }
         return infoEntries.contains(where: BundleScanner.isInfoPlistName)

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Single questions to the file system, asked the same way by every room: does a path resolve,
 /// is it a directory, when did it change, what does a small file hold.
@@ -146,9 +147,38 @@ package enum FileSystem {
     }
 
     /// The bytes of a regular file of at most `limit` bytes, or nil (also for a FIFO, a device
-    /// or a socket, which are never opened for reading).
+    /// or a socket, which are never opened for reading, and when the process is short of
+    /// descriptors or memory).
     package static func readFile(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
-        readFileStamped(path, limit: limit).bytes
+        (try? readFileStamped(path, limit: limit))?.bytes
+    }
+
+    /// Whether a failed `open` or read says the process or the system ran short — of open
+    /// files (`EMFILE`, `ENFILE`) or kernel memory (`ENOMEM`) — rather than anything about the
+    /// file or folder. A scan that meets one stops with `shortage(_:_:_:)` instead of taking the
+    /// file for unreadable: an unreadable file is indexed as Foundation reads it (an empty table,
+    /// an empty Info dictionary) with the file's stamp, which no later event would correct, since
+    /// the file did not change (docs/reliability.md, "Short of descriptors or memory").
+    package static func isShortage(_ code: Int32) -> Bool {
+        code == EMFILE || code == ENFILE || code == ENOMEM
+    }
+
+    /// The error a scan stops with when `call` on `path` failed with `code`, a shortage.
+    package static func shortage(_ call: String, _ path: String, _ code: Int32) -> BundleIndexError {
+        .system(call: "\(call) \(path)", errno: Errno(rawValue: code))
+    }
+
+    /// `openat(base, relative ?? path, flags)`, where the scans open what they read; `path` is
+    /// the full path. In debug builds a test may fail it first (`OpenFaults`).
+    package static func openDescriptor(_ path: String, relative: String? = nil, in base: Int32 = AT_FDCWD,
+                                       flags: Int32) -> Int32 {
+        #if DEBUG
+        if let code = OpenFaults.code(forOpening: path) {
+            errno = code
+            return -1
+        }
+        #endif
+        return openat(base, relative ?? path, flags)
     }
 
     /// What `readFileStamped` found.
@@ -162,29 +192,38 @@ package enum FileSystem {
     }
 
     /// `readFile` and `changeTime` with one `open` and one `fstat` (strings tables: every
-    /// one of a tree is read at build).
-    package static func readFileStamped(_ path: String, limit: Int) -> StampedRead {
+    /// one of a tree is read at build). Throws only for a shortage (`isShortage`).
+    package static func readFileStamped(_ path: String, limit: Int) throws(BundleIndexError) -> StampedRead {
         // O_NONBLOCK: opening a FIFO named like a file must not wait for a writer; fstat
         // then turns away everything but a regular file.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return StampedRead(bytes: nil, changeTime: stamp(path).changeTime) }
+        let fd = openDescriptor(path, flags: O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            let code = errno
+            if isShortage(code) { throw shortage("open", path, code) }
+            return StampedRead(bytes: nil, changeTime: stamp(path).changeTime)
+        }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { return StampedRead() }
         var result = StampedRead(bytes: nil, changeTime: changeTime(st))
         guard st.st_mode & S_IFMT == S_IFREG else { return result }
         guard Int(st.st_size) <= limit else { result.oversized = true; return result }
-        result.bytes = readAll(fd, size: Int(st.st_size))
+        result.bytes = try readAll(fd, size: Int(st.st_size), path: path)
         return result
     }
 
-    /// Up to `size` bytes from `fd`; nil on a read error.
-    private static func readAll(_ fd: Int32, size: Int) -> [UInt8]? {
+    /// Up to `size` bytes from `fd`; nil on a read error but a shortage, which throws.
+    private static func readAll(_ fd: Int32, size: Int, path: String) throws(BundleIndexError) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < out.count {
             let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if isShortage(code) { throw shortage("read", path, code) }
+                return nil
+            }
             if n == 0 { break }
             done += n
         }

@@ -4,8 +4,8 @@ import Glibc
 /// for each folder they are listing and each file they are reading at once, and the watcher one
 /// for each sync cookie it has taken until its batch commits (`ClaimedCookie.takenPerBatch`,
 /// sized from `soft`). A service manager's soft limit is far below its hard one (systemd: 1 024
-/// and 524 288), and a scan that meets `EMFILE` takes the folder for unreadable: the two
-/// commands raise their soft limit to the hard one, as `ulimit -n hard` would.
+/// and 524 288), and a scan that meets `EMFILE` stops with that error (`FileSystem.isShortage`):
+/// the two commands raise their soft limit to the hard one, as `ulimit -n hard` would.
 package enum OpenFileLimit {
     private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 

@@ -125,8 +125,12 @@ extension IndexWatcher {
         let began = wallClockNanoseconds()
         // A root or a library's `Versions/Current` may be a link the walk follows.
         let exists = FileSystem.isRealDirectory(path) || isRoot(path) || TreeWalker.isLibraryCurrentLink(atPath: path)
-        let listing = exists ? try? DirectoryReader.listing(path, skippedNames: &skipped) : nil
-        if let listing, makeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
+        var listing: DirectoryListing?
+        if exists {
+            // A shortage of descriptors or memory stops the batch (nothing is committed).
+            do { listing = try DirectoryReader.listing(path, skippedNames: &skipped) } catch is DirectoryReadError {}
+        }
+        if let listing, try makeWalker().isBundle(path, entries: listing.entries, skippedNames: &skipped) {
             var scanner = BundleScanner(bundlePath: path)
             scanner.listingCache[path] = listing
             let bundle = try scanner.scan()

@@ -55,12 +55,22 @@ final class WatcherHarness: @unchecked Sendable {
 
     /// Stops the watcher's loop; a loop that ended with an error fails the test.
     func stop() {
+        stopLoop()
+        if let failure { Issue.record("the watcher's loop failed: \(failure)") }
+    }
+
+    /// Stops the watcher's loop, which must have ended with an error; `check` looks at it.
+    func stopExpectingFailure(_ check: (any Error) -> Void) {
+        stopLoop()
+        if let failure { check(failure) } else { Issue.record("the watcher's loop ended without an error") }
+    }
+
+    private func stopLoop() {
         var b: UInt8 = 1
         _ = Glibc.write(stopPipe[1], &b, 1)
         done.wait()
         close(stopPipe[0])
         close(stopPipe[1])
-        if let failure { Issue.record("the watcher's loop failed: \(failure)") }
     }
 
     deinit {

@@ -1,0 +1,148 @@
+// A scan that runs out of descriptors or kernel memory stops with an error; it never takes the
+// file or folder it could not open for an unreadable one (docs/reliability.md, "Short of
+// descriptors or memory").
+import Foundation
+import Glibc
+import SystemPackage
+import Testing
+@testable import BundleIndex
+@testable import BundleIndexCore
+
+@Suite("Reliability: short of descriptors or memory")
+struct ShortageTests {
+    static let files = [
+        "Phone.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.phone"]),
+        "Phone.app/fr.lproj/Localizable.strings": "\"hello\" = \"Bonjour\";",
+        "Phone.app/icon.png": "",
+        // No bundle extension: a bundle because its `Contents` holds an Info.plist.
+        "Apps/Thing/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.thing"]),
+        "Apps/Thing/Contents/Resources/thing.png": "",
+        "Apps/Mail.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.mail"]),
+        "Apps/Mail.app/mail.png": "",
+    ]
+
+    /// A built fixture whose table now says "Salut" on disk, the index still "Bonjour".
+    static func changedFixture() throws -> BundleFixture {
+        let f = try BundleFixture(files)
+        _ = try f.build()
+        try f.add(["Phone.app/fr.lproj/Localizable.strings": "\"hello\" = \"Salut\";"])
+        return f
+    }
+
+    static func hello(_ f: BundleFixture) throws -> String? {
+        try f.reader().bundle(identifier: "com.example.phone", context: .foundationLinux)?
+            .localizedStringEntry(forKey: "hello", table: nil, forLocalization: "fr")
+    }
+
+    /// Every bundle the fixture's index answers for, by identifier.
+    static func identifiers(_ f: BundleFixture) throws -> [String] {
+        let reader = try f.reader()
+        return try ["com.example.phone", "com.example.thing", "com.example.mail"].filter {
+            try reader.bundle(identifier: $0, context: .foundationLinux) != nil
+        }
+    }
+
+    static func expectShortage(_ error: any Error, _ code: Errno, naming path: String) {
+        guard case BundleIndexError.system(let call, let errno) = error else {
+            Issue.record("expected a system error, got \(error)")
+            return
+        }
+        #expect(errno == code)
+        #expect(call.hasSuffix(path), "\(call)")
+    }
+
+    @Test("a strings table that cannot be opened for want of descriptors stops the build; the index keeps its answers",
+          arguments: [EMFILE, ENFILE, ENOMEM])
+    func tableShortageStopsBuild(code: Int32) throws {
+        let f = try Self.changedFixture()
+        let table = f.root + "/Phone.app/fr.lproj/Localizable.strings"
+        let generation = try f.reader().generation()
+        do {
+            _ = try OpenFaults.failing(at: table, with: code) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath) }
+            Issue.record("the build succeeded")
+        } catch {
+            Self.expectShortage(error, Errno(rawValue: code), naming: table)
+        }
+        // Before: the table was indexed as empty, with the file's stamp: no key until it changed again.
+        #expect(try Self.hello(f) == "Bonjour")
+        #expect(try f.reader().generation() == generation)
+        _ = try f.build()
+        #expect(try Self.hello(f) == "Salut")
+    }
+
+    @Test("an Info.plist that cannot be opened for want of descriptors stops the build")
+    func infoPlistShortageStopsBuild() throws {
+        let f = try BundleFixture(Self.files)
+        _ = try f.build()
+        let plist = f.root + "/Apps/Mail.app/Info.plist"
+        #expect(throws: BundleIndexError.self) {
+            try OpenFaults.failing(at: plist, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
+        }
+        // Before: an empty Info dictionary, so no identifier.
+        #expect(try Self.identifiers(f) == ["com.example.phone", "com.example.thing", "com.example.mail"])
+    }
+
+    @Test("folders that cannot be listed for want of descriptors stop the build: a bundle's, a folder of bundles, a bundle's Contents",
+          arguments: ["Phone.app/fr.lproj", "Apps", "Apps/Thing/Contents"])
+    func listingShortageStopsBuild(folder: String) throws {
+        let f = try Self.changedFixture()
+        let path = f.root + "/" + folder
+        do {
+            _ = try OpenFaults.failing(at: path, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
+            Issue.record("the build succeeded")
+        } catch {
+            Self.expectShortage(error, .tooManyOpenFiles, naming: path)
+        }
+        // Before: `fr.lproj` and `Apps` were kept as unreadable folders, with a warning, and a
+        // bundle whose `Contents` could not be listed was no bundle: removed from the index.
+        #expect(try Self.hello(f) == "Bonjour")
+        #expect(try Self.identifiers(f) == ["com.example.phone", "com.example.thing", "com.example.mail"])
+    }
+
+    @Test("a first build that runs short writes no index of what it could read")
+    func firstBuildShortage() throws {
+        let f = try BundleFixture(Self.files)
+        #expect(throws: BundleIndexError.self) {
+            try OpenFaults.failing(at: f.root + "/Apps/Mail.app", with: ENFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath) }
+        }
+        #expect(throws: (any Error).self) { _ = try f.reader().bundle(identifier: "com.example.phone", context: .foundationLinux) }
+        _ = try f.build()
+        #expect(try Self.identifiers(f) == ["com.example.phone", "com.example.thing", "com.example.mail"])
+    }
+
+    @Test("many bundles, one table short: the build stops whichever thread reads it")
+    func pipelineShortage() throws {
+        var files: [String: String] = [:]
+        for i in 0..<300 {
+            files["B\(i).bundle/Info.plist"] = infoPlist(["CFBundleIdentifier": "com.example.b\(i)"])
+            files["B\(i).bundle/en.lproj/Localizable.strings"] = "\"k\" = \"v\(i)\";"
+        }
+        let f = try BundleFixture(files)
+        for victim in [3, 150, 297] {
+            let table = f.root + "/B\(victim).bundle/en.lproj/Localizable.strings"
+            do {
+                _ = try OpenFaults.failing(at: table, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
+                Issue.record("the build succeeded (victim \(victim))")
+            } catch {
+                Self.expectShortage(error, .tooManyOpenFiles, naming: table)
+            }
+        }
+    }
+
+    @Test("a watcher's batch that runs short commits nothing and stops the watcher with the error")
+    func watcherShortage() throws {
+        let h = try WatcherHarness(Self.files)
+        let table = h.root + "/Phone.app/fr.lproj/Localizable.strings"
+        let generation = try IndexReader(path: h.indexPath).generation()
+        try OpenFaults.failing(at: table, with: EMFILE) {
+            try Data("\"hello\" = \"Salut\";".utf8).write(to: URL(fileURLWithPath: table))
+            // The loop ends with the batch's error; the sync is never answered.
+            #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: h.root, timeout: 3) }
+        }
+        let reader = try IndexReader(path: h.indexPath)
+        #expect(try reader.generation() == generation)
+        #expect(try reader.bundle(identifier: "com.example.phone", context: .foundationLinux)?
+            .localizedStringEntry(forKey: "hello", table: nil, forLocalization: "fr") == "Bonjour")
+        h.stopExpectingFailure { error in Self.expectShortage(error, .tooManyOpenFiles, naming: table) }
+    }
+}
