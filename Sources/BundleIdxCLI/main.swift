@@ -15,9 +15,16 @@ do {
 } catch let status as ExitStatus {
     StandardStreams.exit(status.code)   // whoever threw it has said why
 } catch {
-    if BundleIdx.exitCode(for: error) == .validationFailure {
+    switch BundleIdx.exitCode(for: error) {
+    case .validationFailure:
         writeStderr(BundleIdx.fullMessage(for: error) + "\n")
         StandardStreams.exit(ExitStatus.usage.code)
+    case .success:
+        // `--help`, `help CMD`, `--version`: output like any command's, so help that cannot be
+        // written (`> /dev/full`, a closed pipe) is said and exits 5, not 0 with nothing written.
+        print(BundleIdx.fullMessage(for: error))
+        StandardStreams.exit(0)
+    default:
+        BundleIdx.exit(withError: error)
     }
-    BundleIdx.exit(withError: error)
 }

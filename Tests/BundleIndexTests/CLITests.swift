@@ -33,6 +33,16 @@ struct CLITests {
         #expect(try cli(f, ["query", "com.example.phone"]).status == 2)
         #expect(try cli(f, ["query", "--bogus"]).status == 2)
         #expect(try cli(f, ["build", f.root + "/missing"]).status == 4)
+        // A root that is no directory is bad input for verify and sync as for build; verify
+        // used to find no bundle under a mistyped root and say "index matches the disk", and
+        // sync exited 5.
+        for root in [f.root + "/missing", f.root + "/Phone.app/Info.plist"] {
+            let verified = try cli(f, ["verify", root])
+            #expect(verified.status == 4 && verified.stderr.contains("directory"), "\(root): \(verified.status) \(verified.stderr)")
+            let synced = try run([bundleidxBinary, "sync", root, "--timeout", "0.2"])
+            #expect(synced.status == 4 && synced.stderr.contains("directory"), "\(root): \(synced.status) \(synced.stderr)")
+        }
+        #expect(try cli(f, ["verify", f.root]).status == 0)
     }
 
     @Test("an empty path or bundle (an unset variable in a script) is refused, never taken for the current directory")

@@ -369,6 +369,52 @@ struct ReplaceUnusableIndexTests {
         }
     }
 
+    /// Writes `value` at `key` of the database `database` picks, in the index at `index`.
+    static func overwrite(_ index: String, _ database: (IndexStore) -> MDB_dbi, key: String,
+                          value: ([UInt8]?) -> [UInt8]) throws {
+        let store = try IndexStore.openForWriting(path: index)
+        try store.environment.write { txn in
+            let old = try txn.get(database(store), key: Array(key.utf8))
+            try txn.put(database(store), key: Array(key.utf8), value: value(old))
+        }
+    }
+
+    @Test("a damaged record LMDB reads without complaint is replaced by build, --full or not",
+          arguments: [false, true])
+    func damagedRecord(full: Bool) throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        // The bundle's record cut short; a garbled list of roots.
+        try Self.overwrite(f.indexPath, \.bundles, key: f.root + "/Phone.app") { Array(($0 ?? []).prefix(12)) }
+        try Self.overwrite(f.indexPath, \.meta, key: "roots") { _ in [0x05, 0xff] }
+        let listed = try run([bundleidxBinary, "bundles", "--index", f.indexPath])
+        #expect(listed.status == 3 && listed.stderr.contains("damaged"), "\(listed.status) \(listed.stderr)")
+        let built = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath] + (full ? ["--full"] : []))
+        // Before: exit 3, "damaged ... (rebuild it with bundleidx build)", and the index stayed so.
+        #expect(built.status == 0 && built.stderr.contains("replaced") && built.stderr.contains("damaged"), "\(built.status) \(built.stderr)")
+        #expect(try run([bundleidxBinary, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath]).status == 0)
+        #expect(try run([bundleidxBinary, "verify", "--index", f.indexPath]).status == 0)
+    }
+
+    @Test("meta values past Int64.max: stats says the index is damaged, build repairs it")
+    func metaOutOfRange() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        for key in ["builtAt", "generation", "watchedDirectories"] {
+            try Self.overwrite(f.indexPath, \.meta, key: key) { _ in withUnsafeBytes(of: UInt64.max.littleEndian) { Array($0) } }
+        }
+        // Before: a Swift trap (SIGILL) in stats, and in build (the generation's + 1).
+        for json in [false, true] {
+            let stats = try run([bundleidxBinary, "stats", "--index", f.indexPath] + (json ? ["--json"] : []))
+            #expect(stats.status == 3 && stats.stderr.contains("out of range"), "\(stats.status) \(stats.stderr)")
+        }
+        let built = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(built.status == 0, "\(built.stderr)")
+        let stats = try run([bundleidxBinary, "stats", "--json", "--index", f.indexPath])
+        #expect(stats.status == 0 && stats.stdout.contains("\"generation\":1"), "\(stats.status) \(stats.stdout) \(stats.stderr)")
+        #expect(try f.reader().generation() == 1)
+    }
+
     @Test("a folder with other files than an index's is never replaced")
     func otherFilesAreKept() throws {
         let r = try buildOver { index in

@@ -41,6 +41,18 @@ struct StandardStreamsTests {
         }
     }
 
+    @Test("help that cannot be written: a message and exit 5, as for any output")
+    func helpToFullDisk() throws {
+        let shell = try Shell()
+        // Before: exit 0 with nothing written (ArgumentParser wrote the help and exited).
+        for line in ["$B --help >/dev/full", "$B help query >/dev/full", "$B build --help >/dev/full", "$B query --help >/dev/full"] {
+            let (status, stderr) = try shell.run(line)
+            #expect(status == 5 && stderr.contains("No space left on device"), "\(line): \(status) \(stderr)")
+        }
+        let help = try shell.run("$B help query | grep -c 'USAGE: bundleidx query' >&2")
+        #expect(help.stderr.hasPrefix("1\n"), "\(help.stderr)")
+    }
+
     @Test("a pipe whose reader has gone: a message and exit 5, not a death by SIGPIPE")
     func closedPipe() throws {
         let shell = try Shell()

@@ -38,14 +38,7 @@ public enum IndexBuilder {
         var absolute: [String] = []
         var declaredNow: [String] = []
         for root in roots + declared {
-            // Made absolute, "" would be the current directory: an unset variable in a script
-            // (`bundleidx build "$ROOT"`) must not index wherever the script runs.
-            guard !root.isEmpty else { throw BundleIndexError.emptyPath }
-            let path = PathText.absolute(root, currentDirectory: cwd)
-            guard FileSystem.isDirectory(path) else {
-                var st = stat()
-                throw BundleIndexError.badInput(path: root, reason: stat(path, &st) == 0 ? "not a directory" : "no such directory")
-            }
+            let path = try directory(root, currentDirectory: cwd)
             absolute.append(path)
             if absolute.count > roots.count { declaredNow.append(path) }
         }
@@ -81,50 +74,63 @@ public enum IndexBuilder {
         var unreadable = 0, skipped = 0
         var warnings: [String] = []
         var kept: [String] = []
-        try store.write { writer in
-            // A write that outgrew the map runs again from here after the map grew (IndexStore.write).
-            (counts, unreadable, skipped, warnings, kept) = (Counts(), 0, 0, [], [])
-            for path in declaredNow { try writer.addDeclaredBundle(path) }
-            let declaredBundles = PathSet(try writer.declaredBundles())
-            for root in unique {
-                // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
-                // opened one before this build and reads after it still finds its resources.
-                // What is not found again is removed after the scan.
-                let indexed = try writer.bundlePaths(under: root)
-                var vanished = PathSet(indexed)
-                // Bundles are scanned on a second thread, up to two ahead of the writing
-                // (ScanPipeline); unless the build is full, that thread also tells which bundles
-                // the index holds unchanged, checked ahead of it on a third (UnchangedBundlesAhead).
-                let report = try ScanPipeline.run(root: root, declaredBundles: declaredBundles,
-                                                  unchangedIn: full ? nil : store, indexed: indexed) { item in
-                    vanished.remove(item.path)
-                    switch item {
-                    case .unchanged(_, let resources):
-                        counts.count(unchanged: resources)
-                    case .scanned(let bundle):
-                        counts.count(read: bundle.resourceCount)
-                        // A bundle scanned only in part keeps the records of its last complete build.
-                        if !(try writer.addBundleUnlessPartial(bundle, root: root, scanBegan: began)) { kept.append(bundle.path) }
+        // `emptied`: what the index held is dropped first and every bundle read again.
+        func write(emptied: Bool) throws {
+            try store.write(emptied: emptied) { writer in
+                // A write that outgrew the map runs again from here after the map grew (IndexStore.write).
+                (counts, unreadable, skipped, warnings, kept) = (Counts(), 0, 0, [], [])
+                for path in declaredNow { try writer.addDeclaredBundle(path) }
+                let declaredBundles = PathSet(try writer.declaredBundles())
+                for root in unique {
+                    // Bundles written again keep their ids (IndexWriter.addBundle): a reader that
+                    // opened one before this build and reads after it still finds its resources.
+                    // What is not found again is removed after the scan.
+                    let indexed = try writer.bundlePaths(under: root)
+                    var vanished = PathSet(indexed)
+                    // Bundles are scanned on a second thread, up to two ahead of the writing
+                    // (ScanPipeline); unless the build is full, that thread also tells which bundles
+                    // the index holds unchanged, checked ahead of it on a third (UnchangedBundlesAhead).
+                    let report = try ScanPipeline.run(root: root, declaredBundles: declaredBundles,
+                                                      unchangedIn: full || emptied ? nil : store, indexed: indexed) { item in
+                        vanished.remove(item.path)
+                        switch item {
+                        case .unchanged(_, let resources):
+                            counts.count(unchanged: resources)
+                        case .scanned(let bundle):
+                            counts.count(read: bundle.resourceCount)
+                            // A bundle scanned only in part keeps the records of its last complete build.
+                            if !(try writer.addBundleUnlessPartial(bundle, root: root, scanBegan: began)) { kept.append(bundle.path) }
+                        }
+                        progress?(counts.bundles, counts.resources)
                     }
-                    progress?(counts.bundles, counts.resources)
-                }
-                unreadable += report.unreadableDirectories
-                skipped += report.skippedNames
-                warnings += report.warnings
-                for path in vanished.sorted(by: byteOrder) {
-                    if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {
-                        kept.append(path)
-                    } else {
-                        try writer.removeBundle(path: path)
-                        counts.removed += 1
+                    unreadable += report.unreadableDirectories
+                    skipped += report.skippedNames
+                    warnings += report.warnings
+                    for path in vanished.sorted(by: byteOrder) {
+                        if IndexWriter.isHidden(path, byUnreadable: report.unreadablePaths) {
+                            kept.append(path)
+                        } else {
+                            try writer.removeBundle(path: path)
+                            counts.removed += 1
+                        }
                     }
+                    try writer.addRoot(root)
                 }
-                try writer.addRoot(root)
+                try writer.setMeta(.builtAt, u64: began / 1_000_000_000)
+                try writer.setMeta(.buildSeconds, u64: UInt64((monotonicSeconds() - start) * 1000))
+                try writer.bumpGeneration()
+                beforeCommit?()
             }
-            try writer.setMeta(.builtAt, u64: began / 1_000_000_000)
-            try writer.setMeta(.buildSeconds, u64: UInt64((monotonicSeconds() - start) * 1000))
-            try writer.bumpGeneration()
-            beforeCommit?()
+        }
+        do {
+            try write(emptied: false)
+        } catch BundleIndexError.corrupt(let path, let reason) where replaced == nil
+                    && IndexStore.isReplaceable(.corrupt(path: path, reason: reason), path: indexPath) {
+            // A record the build had to read (a bundle's, the roots) is damaged where LMDB saw
+            // nothing wrong: "rebuild it with bundleidx build" must work here too, so the build
+            // starts again from an emptied index, in one commit, and the summary says so.
+            replaced = "it was damaged: \(reason)"
+            try write(emptied: true)
         }
         return Summary(roots: unique, bundles: counts.bundles, resources: counts.resources,
                        bundlesRead: counts.read, bundlesUnchanged: counts.unchanged, bundlesRemoved: counts.removed,
@@ -152,6 +158,19 @@ public enum IndexBuilder {
 }
 
 extension IndexBuilder {
+    /// `root` made absolute, when it names a directory (a link to one counts); else the bad
+    /// input it is. Made absolute, "" would be the current directory: an unset variable in a
+    /// script (`bundleidx build "$ROOT"`) must not index, or verify, wherever the script runs.
+    static func directory(_ root: String, currentDirectory cwd: String) throws -> String {
+        guard !root.isEmpty else { throw BundleIndexError.emptyPath }
+        let path = PathText.absolute(root, currentDirectory: cwd)
+        guard FileSystem.isDirectory(path) else {
+            var st = stat()
+            throw BundleIndexError.badInput(path: root, reason: stat(path, &st) == 0 ? "not a directory" : "no such directory")
+        }
+        return path
+    }
+
     /// What a build did (`bundleidx build` prints it).
     public struct Summary: Sendable {
         /// The roots built, absolute, without those inside another root.

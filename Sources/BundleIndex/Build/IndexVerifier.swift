@@ -19,8 +19,11 @@ public enum IndexVerifier {
     }
 
     static func verify(store: IndexStore, roots: [String]?) throws -> [Difference] {
-        if roots?.contains("") == true { throw BundleIndexError.emptyPath }
         let cwd = ProcessEnvironment.currentDirectory()
+        // Roots named by the caller must be directories, as for a build: a mistyped one found
+        // no bundle, and the index "matched the disk". The index's own roots may be gone: their
+        // bundles are then differences.
+        let given = try roots.map { try $0.map { try IndexBuilder.directory($0, currentDirectory: cwd) } }
         var differences: [Difference] = []
         try store.read { snap in
             // A read without the lock file runs again when two commits overtook it.
@@ -28,7 +31,7 @@ public enum IndexVerifier {
             #if DEBUG
             try afterSnapshot?(snap.transactionID)
             #endif
-            let rootList = try roots.map { $0.map { PathText.absolute($0, currentDirectory: cwd) } } ?? snap.roots()
+            let rootList = try given ?? snap.roots()
             var walker = TreeWalker()
             walker.declaredBundles = PathSet(try snap.declaredBundles())
             for root in rootList {

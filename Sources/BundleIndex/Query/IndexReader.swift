@@ -215,13 +215,25 @@ public final class IndexReader: Sendable {
     public func statistics() throws -> Statistics {
         try store.read { snap in
             let records = try snap.bundles(under: "/")
+            // A count, a time or a generation past Int64.max was never written by bundleidx:
+            // damage, said as such, where converting it trapped (`bundleidx stats`).
+            func bounded(_ key: MetaKey) throws -> UInt64 {
+                let value = try snap.metaU64(key) ?? 0
+                guard value <= UInt64(Int64.max) else {
+                    throw BundleIndexError.corrupt(path: store.path, reason: "its \(key.rawValue) value \(value) is out of range")
+                }
+                return value
+            }
             return Statistics(
                 path: store.path, formatVersion: IndexStore.formatVersion, bundles: records.count,
                 resourceRecords: try snap.resourceRecordCount(), stringsRecords: try snap.stringsRecordCount(), indexBytes: store.environment.usedBytes(),
-                roots: try snap.roots(), declaredBundles: try snap.declaredBundles(), builtAt: try snap.metaU64(.builtAt) ?? 0,
-                buildMilliseconds: try snap.metaU64(.buildSeconds) ?? 0, generation: try snap.metaU64(.generation) ?? 0,
-                watchState: try snap.metaString(.watchState), watchedDirectories: Int(try snap.metaU64(.watchedDirectories) ?? 0),
-                unwatchedDirectories: Int(try snap.metaU64(.unwatchedDirectories) ?? 0),
+                roots: try snap.roots(), declaredBundles: try snap.declaredBundles(), builtAt: try bounded(.builtAt),
+                buildMilliseconds: try bounded(.buildSeconds), generation: try bounded(.generation),
+                // A watcher's counts are its own to write again (a build does not): shown as
+                // they can be, not an error no build repairs.
+                watchState: try snap.metaString(.watchState),
+                watchedDirectories: Int(clamping: try snap.metaU64(.watchedDirectories) ?? 0),
+                unwatchedDirectories: Int(clamping: try snap.metaU64(.unwatchedDirectories) ?? 0),
                 watcherPID: Int32(truncatingIfNeeded: try snap.metaU64(.watcherPID) ?? 0))
         }
     }

@@ -339,11 +339,15 @@ package final class IndexStore: @unchecked Sendable {
     /// transaction is aborted, the map grown (`growMap`) and `body` run again from the start,
     /// so `body` must begin from the state it had before the first run (it starts a build or
     /// a watcher's batch over); the same after another process grew the map (MDB_MAP_RESIZED).
-    package func write<T>(_ body: (IndexWriter) throws -> T) throws -> T {
+    /// With `emptied`, the transaction first empties every database but the index's format,
+    /// version, generation and watcher state (`emptyContents`): a build that replaces what an
+    /// index held which it could not read, in the same commit as what it writes instead.
+    package func write<T>(emptied: Bool = false, _ body: (IndexWriter) throws -> T) throws -> T {
         var growths = 0
         while true {
             do {
                 let result = try environment.write { txn in
+                    if emptied { try emptyContents(txn) }
                     let writer = try IndexWriter(store: self, txn: txn)
                     let result = try body(writer)
                     try writer.writeHeldRecords()
@@ -362,6 +366,15 @@ package final class IndexStore: @unchecked Sendable {
             } catch let e as IndexFormatError {
                 throw BundleIndexError.corrupt(path: path, reason: e.description)
             }
+        }
+    }
+
+    /// Empties the bundles, identifiers, resources and strings databases (`mdb_drop`: LMDB
+    /// frees their pages, reading none of the records) and the meta values a build writes.
+    private func emptyContents(_ txn: LMDBTransaction) throws {
+        for dbi in [bundles, identifiers, resources, strings] { try txn.clear(dbi) }
+        for key: MetaKey in [.nextBundleID, .roots, .declaredBundles, .builtAt, .buildSeconds] {
+            _ = try txn.delete(meta, key: Array(key.rawValue.utf8))
         }
     }
 

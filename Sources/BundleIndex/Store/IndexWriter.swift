@@ -53,8 +53,13 @@ package struct IndexWriter {
         try setMeta(key, bytes: w.bytes)
     }
 
+    /// The generation goes up by one at each commit. One past Int64.max was never written by
+    /// bundleidx (2^63 commits): the index is damaged there, and it starts again at 1, where
+    /// adding one trapped and no build could repair the index. A reader compares generations
+    /// for equality only, so the restart still tells it that the index changed.
     package func bumpGeneration() throws {
-        try setMeta(.generation, u64: (try metaU64(.generation) ?? 0) + 1)
+        let now = try metaU64(.generation) ?? 0
+        try setMeta(.generation, u64: now < UInt64(Int64.max) ? now + 1 : 1)
     }
 
     // MARK: bundles

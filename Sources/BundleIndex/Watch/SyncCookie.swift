@@ -57,7 +57,14 @@ extension IndexWatcher {
             syncCounter += 1
             name = SyncCookie.answeredByBytes + "\(getpid())-\(syncCounter)-\(UInt32.random(in: 0...UInt32.max))"
             folder = open(root, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
-            guard folder >= 0 else { throw BundleIndexError.systemCall("open \(root)") }
+            guard folder >= 0 else {
+                // A root that is no directory is bad input (exit 4), as for `build` and `watch`.
+                let code = errno, failure = BundleIndexError.systemCall("open \(root)")
+                if code == ENOENT || code == ENOTDIR {
+                    throw BundleIndexError.badInput(path: root, reason: code == ENOENT ? "no such directory" : "not a directory")
+                }
+                throw failure
+            }
             // 0644 (less with the umask): only its owner and root can write the answer into it,
             // and no other user can give it a second name (`fs.protected_hardlinks`). A watcher
             // run by another user answers by removing it (`ClaimedCookie`).
