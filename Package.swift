@@ -42,6 +42,9 @@ let package = Package(
         ),
         // Linux's getdents64, which the Glibc module leaves out (a header, no library).
         .systemLibrary(name: "CLinuxDirents"),
+        // A thread-local count of the calls into LMDB in progress, for the crash guard: Swift has
+        // no thread-local variable of its own (MappedReadGuard).
+        .target(name: "CLMDBCalls"),
         // The library is two modules over one folder (docs/architecture.md, "Two modules"):
         // BundleIndexCore — the rooms a lookup needs, Support, Model, Store and Query — imports
         // no Foundation, so the fresh-process query program (`bundleidx-query`) links without
@@ -49,7 +52,7 @@ let package = Package(
         // one module.
         .target(
             name: "BundleIndexCore",
-            dependencies: ["CLMDB", "CXXHash", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["CLMDB", "CLMDBCalls", "CXXHash", .product(name: "SystemPackage", package: "swift-system")],
             path: "Sources/BundleIndex",
             exclude: ["Scan", "Build", "Watch", "BundleIndex.swift", "BundleIndex.docc"],
             sources: ["Support", "Model", "Store", "Query"]

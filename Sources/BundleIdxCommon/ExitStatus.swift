@@ -57,7 +57,8 @@ package func writeStderr(_ text: String) {
 /// index's map (a damaged data.mdb) becomes the index error, exit 3, not a signal death.
 package func installCrashGuard(_ indexPath: String) {
     MappedReadGuard.install(message: "bundleidx: error: the index at \(indexPath) is damaged (reading it failed); "
-                                + "rebuild it with bundleidx build\n", exitCode: ExitStatus.index.code)
+                                + "rebuild it with bundleidx build\n", exitCode: ExitStatus.index.code,
+                            damageMark: indexPath + "/" + IndexStore.damageMark)
 }
 
 /// Opens the index at `path` (the crash guard first), or reports why not.

@@ -1,6 +1,7 @@
 // Damage inside data.mdb, page by page (issue 12, item 7; docs/reliability.md "Crash safety"):
 // whatever page is zeroed, no command dies by a signal — LMDB's own assertions included.
 import Foundation
+import Glibc
 import Testing
 @testable import BundleIndex
 @testable import BundleIndexCore
@@ -22,6 +23,8 @@ struct DamagedPageTests {
             var damaged = original
             damaged.replaceSubrange(page * pageSize..<(page + 1) * pageSize, with: Data(count: pageSize))
             try damaged.write(to: URL(fileURLWithPath: data))
+            // A fault marks the index damaged for every command after it (`IndexStore.damageMark`).
+            unlink(f.indexPath + "/" + IndexStore.damageMark)
             for args in [["query", "com.example.phone", "file-with-a-long-name-7", "--type", "txt"], ["bundles"],
                          ["verify", f.root]] {
                 let r = try run(["timeout", "-s", "KILL", "20", bundleidxBinary] + args + ["--index", f.indexPath])
@@ -30,5 +33,61 @@ struct DamagedPageTests {
         }
         try original.write(to: URL(fileURLWithPath: data))
         #expect(deaths.isEmpty, "\(deaths)")
+    }
+
+    /// Sets LMDB's F_DUPDATA flag on every node of the first `pages` plain leaf pages: two bits a
+    /// node, which LMDB reads as "this key has a sub-database of duplicates" and follows into a
+    /// NULL sub-cursor in a database without them (SIGSEGV at a small address, outside the map).
+    static func flagNodes(_ bytes: inout [UInt8], pages: Int) {
+        let pageSize = 4096
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        var done = 0
+        for page in 2..<(bytes.count / pageSize) where done < pages {
+            let base = page * pageSize
+            // struct MDB_page: pgno (8), pad (2), flags (2), lower (2), upper (2), pointers.
+            guard u16(base + 10) == 0x02 else { continue }
+            let nodes = (u16(base + 12) - 16) / 2
+            guard nodes > 1 else { continue }
+            for i in 0..<nodes { bytes[base + u16(base + 16 + 2 * i) + 4] |= 0x04 }
+            done += 1
+        }
+    }
+
+    @Test("leaf nodes flagged as duplicates: every command ends with exit 3 or better, never a signal; a build replaces the index")
+    func flaggedNodes() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: f.indexPath + "/data.mdb")))
+        Self.flagNodes(&bytes, pages: 100)
+        try Data(bytes).write(to: URL(fileURLWithPath: f.indexPath + "/data.mdb"))
+        // Before: each of these died by SIGSEGV, build included, so nothing could repair the index.
+        for args in [["query", "com.example.phone", "icon", "--type", "png"], ["bundles"], ["stats", "--detail"],
+                     ["info", "com.example.phone"], ["verify", f.root]] {
+            let r = try run(["timeout", "-s", "KILL", "20", bundleidxBinary] + args + ["--index", f.indexPath])
+            #expect(r.status < 128, "\(args[0]): \(r.status) \(r.stderr.prefix(300))")
+            #expect(r.status != 3 || r.stderr.contains("damaged"), "\(args[0]): \(r.stderr.prefix(300))")
+        }
+        #expect(FileManager.default.fileExists(atPath: f.indexPath + "/" + IndexStore.damageMark), "the fault left its mark")
+        let built = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(built.status == 0 && built.stderr.contains("replaced"), "\(built.status) \(built.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.indexPath + "/" + IndexStore.damageMark))
+        #expect(try run([bundleidxBinary, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath]).status == 0)
+        #expect(try run([bundleidxBinary, "verify", f.root, "--index", f.indexPath]).status == 0)
+    }
+
+    @Test("a build over a damaged index it has not read yet: it faults at most once, then the next build replaces it")
+    func buildMeetsFlaggedNodes() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: f.indexPath + "/data.mdb")))
+        Self.flagNodes(&bytes, pages: 100)
+        try Data(bytes).write(to: URL(fileURLWithPath: f.indexPath + "/data.mdb"))
+        let first = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(first.status == 0 || first.status == 3, "\(first.status) \(first.stderr.prefix(300))")
+        if first.status == 3 {
+            let second = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+            #expect(second.status == 0 && second.stderr.contains("replaced"), "\(second.status) \(second.stderr)")
+        }
+        #expect(try run([bundleidxBinary, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath]).status == 0)
     }
 }

@@ -153,13 +153,19 @@ package final class IndexStore: @unchecked Sendable {
 
     /// Removes an unusable index's files (see `isReplaceable`), leaving the folder.
     package static func removeIndexFiles(path: String) throws {
-        for name in ["data.mdb", "lock.mdb"] where unlink(path + "/" + name) != 0 && errno != ENOENT {
+        // The mark of damage last: a build stopped in between finds the index still marked.
+        for name in ["data.mdb", "lock.mdb", damageMark] where unlink(path + "/" + name) != 0 && errno != ENOENT {
             throw BundleIndexError.systemCall("unlink \(path)/\(name)")
         }
     }
 
     /// The files an index folder holds.
-    static let indexFiles: Set<String> = ["data.mdb", "lock.mdb", "watch.lock"]
+    static let indexFiles: Set<String> = ["data.mdb", "lock.mdb", "watch.lock", damageMark]
+
+    /// The empty file a process whose read of the index faulted inside LMDB leaves in its folder
+    /// (`MappedReadGuard.install(…damageMark:)`): the index is then damaged for every command
+    /// and replaced by the next build.
+    package static let damageMark = "damaged"
     /// `notAnIndex` reasons that mean "an index file that is no longer usable".
     static let unusableDataReasons: Set<String> = ["data.mdb is empty", "data.mdb is not an LMDB database",
                                                    "data.mdb was written by an incompatible LMDB"]
@@ -214,6 +220,12 @@ package final class IndexStore: @unchecked Sendable {
         var st = stat()
         if stat(path, &st) == 0 && st.st_mode & S_IWOTH != 0 {
             throw BundleIndexError.insecure(path: path, reason: "the folder is writable by every user (chmod o-w \(path))")
+        }
+        // Left by a process whose read faulted inside LMDB (`MappedReadGuard`): LMDB may crash
+        // on that page again, wherever its pointers lead, so the index is not opened; a build
+        // replaces it.
+        if lstat(path + "/" + damageMark, &st) == 0 {
+            throw BundleIndexError.corrupt(path: path, reason: "a read of it faulted inside LMDB (a damaged page)")
         }
         for name in ["data.mdb", "lock.mdb"] {
             guard lstat(path + "/" + name, &st) == 0 else { continue }

@@ -1,7 +1,18 @@
 import CLMDB
+import CLMDBCalls
 import Synchronization
 
 import Glibc
+
+/// Runs one call into LMDB counted for the crash guard (`MappedReadGuard`, `lmdb_calls.h`): LMDB
+/// trusts the pages it maps, and a damaged one can make it follow a pointer anywhere, so a fault
+/// inside such a call is reported as a damaged index wherever it lands.
+@inline(__always)
+func intoLMDB<T>(_ call: () throws -> T) rethrows -> T {
+    bundleidx_lmdb_enter()
+    defer { bundleidx_lmdb_leave() }
+    return try call()
+}
 
 /// An LMDB environment: one index directory (`data.mdb` + `lock.mdb`).
 ///
@@ -50,7 +61,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             var flags = UInt32(MDB_NOTLS | MDB_NORDAHEAD)
             if readOnly { flags |= UInt32(MDB_RDONLY) }
             if lockless { flags |= UInt32(MDB_NOLOCK) }
-            try check(mdb_env_open(env, path, flags, 0o644))
+            try check(intoLMDB { mdb_env_open(env, path, flags, 0o644) })
         } catch {
             mdb_env_close(env)
             throw error
@@ -74,7 +85,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     @discardableResult
     func clearStaleReaders() -> Int {
         var dead: Int32 = 0
-        return mdb_reader_check(handle, &dead) == 0 ? Int(dead) : 0
+        return intoLMDB { mdb_reader_check(handle, &dead) } == 0 ? Int(dead) : 0
     }
 
     /// LMDB forbids opening one environment twice in a process: closing either copy releases
@@ -132,7 +143,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
         var dbi: MDB_dbi = 0
         var flags: UInt32 = create ? UInt32(MDB_CREATE) : 0
         if dupSort { flags |= UInt32(MDB_DUPSORT) }
-        let rc = mdb_dbi_open(txn.handle, name, flags, &dbi)
+        let rc = intoLMDB { mdb_dbi_open(txn.handle, name, flags, &dbi) }
         if rc == MDB_NOTFOUND { return nil }
         try check(rc)
         return dbi
@@ -141,7 +152,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// The keys of LMDB's unnamed main database, which names every named database.
     func namedDatabases(in txn: LMDBTransaction) throws -> [String] {
         var main: MDB_dbi = 0
-        try check(mdb_dbi_open(txn.handle, nil, 0, &main))
+        try check(intoLMDB { mdb_dbi_open(txn.handle, nil, 0, &main) })
         var names: [String] = []
         try txn.scan(main, prefix: []) { key, _ in
             names.append(String(decoding: key, as: UTF8.self))
@@ -161,7 +172,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// read it.
     func newestTransactionID() -> UInt64 {
         var info = MDB_envinfo()
-        guard mdb_env_info(handle, &info) == 0 else { return 0 }
+        guard intoLMDB({ mdb_env_info(handle, &info) }) == 0 else { return 0 }
         return UInt64(info.me_last_txnid)
     }
 
@@ -174,7 +185,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package func usedBytes() -> Int {
         var info = MDB_envinfo()
         var stat = MDB_stat()
-        guard mdb_env_info(handle, &info) == 0, mdb_env_stat(handle, &stat) == 0 else { return 0 }
+        guard intoLMDB({ mdb_env_info(handle, &info) }) == 0, intoLMDB({ mdb_env_stat(handle, &stat) }) == 0 else { return 0 }
         return (Int(info.me_last_pgno) + 1) * Int(stat.ms_psize)
     }
 
@@ -299,7 +310,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// The size of the map (`mdb_env_info`'s `me_mapsize`).
     package func mapSize() -> Int {
         var info = MDB_envinfo()
-        guard mdb_env_info(handle, &info) == 0 else { return 0 }
+        guard intoLMDB({ mdb_env_info(handle, &info) }) == 0 else { return 0 }
         return Int(info.me_mapsize)
     }
 
@@ -327,7 +338,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             }
             usleep(200)
         }
-        let rc = mdb_env_set_mapsize(handle, size)
+        let rc = intoLMDB { mdb_env_set_mapsize(handle, size) }
         if rc != 0 && rc != EINVAL {
             transactions.withLock { $0.unmapped = true }
         }

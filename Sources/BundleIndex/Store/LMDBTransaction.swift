@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBCalls
 
 import Glibc
 
@@ -13,13 +14,13 @@ package final class LMDBTransaction: @unchecked Sendable {
 
     init(environment: LMDBEnvironment, readOnly: Bool) throws {
         var txn: OpaquePointer?
-        var rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        var rc = intoLMDB { mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn) }
         if rc == MDB_READERS_FULL {
             // Slots of dead processes are freed, then the begin is tried once more, even when this
             // process freed none: another process that met the full table at the same moment may
             // have freed them first.
             environment.clearStaleReaders()
-            rc = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+            rc = intoLMDB { mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn) }
         }
         try check(rc)
         self.handle = txn
@@ -30,14 +31,14 @@ package final class LMDBTransaction: @unchecked Sendable {
 
     /// `mdb_txn_reset`: releases the snapshot, keeps the reader slot (read-only transactions).
     func reset() {
-        if let txn = handle { mdb_txn_reset(txn) }
+        if let txn = handle { intoLMDB { mdb_txn_reset(txn) } }
     }
 
     /// `mdb_txn_renew`: a reset read transaction takes the newest snapshot again.
     func renew() throws {
         guard let txn = handle else { throw LMDBError.panic }
         reads = 0
-        try check(mdb_txn_renew(txn))
+        try check(intoLMDB { mdb_txn_renew(txn) })
     }
 
     /// `mdb_txn_id`: the snapshot's transaction id.
@@ -46,13 +47,13 @@ package final class LMDBTransaction: @unchecked Sendable {
     func commit() throws {
         guard let txn = handle else { return }
         handle = nil
-        try check(mdb_txn_commit(txn))
+        try check(intoLMDB { mdb_txn_commit(txn) })
     }
 
     func abort() {
         guard let txn = handle else { return }
         handle = nil
-        mdb_txn_abort(txn)
+        intoLMDB { mdb_txn_abort(txn) }
     }
 
     /// Point read. The returned buffer points into the memory map and is valid only until the
@@ -61,7 +62,7 @@ package final class LMDBTransaction: @unchecked Sendable {
         reads += 1
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val()
-        let rc = mdb_get(handle, dbi, &k, &v)
+        let rc = intoLMDB { mdb_get(handle, dbi, &k, &v) }
         if rc == MDB_NOTFOUND { return nil }
         try check(rc)
         return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
@@ -87,7 +88,7 @@ package final class LMDBTransaction: @unchecked Sendable {
     private func putStatus(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32) -> Int32 {
         var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        return mdb_put(handle, dbi, &kv, &vv, flags)
+        return intoLMDB { mdb_put(handle, dbi, &kv, &vv, flags) }
     }
 
     /// `put` of a key that usually sorts after every key the database holds (bundle paths in
@@ -113,10 +114,10 @@ package final class LMDBTransaction: @unchecked Sendable {
             if let value {
                 rc = value.withUnsafeBytes { v in
                     var vv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-                    return mdb_del(handle, dbi, &kv, &vv)
+                    return intoLMDB { mdb_del(handle, dbi, &kv, &vv) }
                 }
             } else {
-                rc = mdb_del(handle, dbi, &kv, nil)
+                rc = intoLMDB { mdb_del(handle, dbi, &kv, nil) }
             }
             if rc == MDB_NOTFOUND { return false }
             try check(rc)
@@ -136,11 +137,11 @@ package final class LMDBTransaction: @unchecked Sendable {
                  _ body: (_ found: Pair?, _ previous: () throws -> Pair?) throws -> T) throws -> T {
         reads += 1
         var cursor: OpaquePointer?
-        try check(mdb_cursor_open(handle, dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
+        try check(intoLMDB { mdb_cursor_open(handle, dbi, &cursor) })
+        defer { intoLMDB { mdb_cursor_close(cursor) } }
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val()
-        let rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+        let rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE) }
         if rc != MDB_NOTFOUND { try check(rc) }
         func pair() -> Pair {
             (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
@@ -148,7 +149,7 @@ package final class LMDBTransaction: @unchecked Sendable {
         let found = rc == MDB_NOTFOUND ? nil : pair()
         return try body(found) {
             self.reads += 1
-            let rc = mdb_cursor_get(cursor, &k, &v, found == nil ? MDB_LAST : MDB_PREV)
+            let rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, found == nil ? MDB_LAST : MDB_PREV) }
             if rc == MDB_NOTFOUND { return nil }
             try check(rc)
             return pair()
@@ -160,15 +161,15 @@ package final class LMDBTransaction: @unchecked Sendable {
     func scan(_ dbi: MDB_dbi, prefix: [UInt8],
               _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         var cursor: OpaquePointer?
-        try check(mdb_cursor_open(handle, dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
+        try check(intoLMDB { mdb_cursor_open(handle, dbi, &cursor) })
+        defer { intoLMDB { mdb_cursor_close(cursor) } }
         try prefix.withUnsafeBytes { p in
             var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
             var v = MDB_val()
             var op = p.count == 0 ? MDB_FIRST : MDB_SET_RANGE
             while true {
                 reads += 1
-                let rc = mdb_cursor_get(cursor, &k, &v, op)
+                let rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, op) }
                 if rc == MDB_NOTFOUND { return }
                 try check(rc)
                 let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
@@ -183,20 +184,20 @@ package final class LMDBTransaction: @unchecked Sendable {
     @discardableResult
     func deletePrefix(_ dbi: MDB_dbi, prefix: [UInt8]) throws -> Int {
         var cursor: OpaquePointer?
-        try check(mdb_cursor_open(handle, dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
+        try check(intoLMDB { mdb_cursor_open(handle, dbi, &cursor) })
+        defer { intoLMDB { mdb_cursor_close(cursor) } }
         var removed = 0
         try prefix.withUnsafeBytes { p in
             var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
             var v = MDB_val()
-            var rc = mdb_cursor_get(cursor, &k, &v, p.count == 0 ? MDB_FIRST : MDB_SET_RANGE)
+            var rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, p.count == 0 ? MDB_FIRST : MDB_SET_RANGE) }
             while rc == 0 {
                 let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
                 guard key.starts(with: p) else { return }
-                try check(mdb_cursor_del(cursor, 0))
+                try check(intoLMDB { mdb_cursor_del(cursor, 0) })
                 removed += 1
                 // LMDB leaves a deleted cursor on the following item; MDB_NEXT returns it.
-                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+                rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, MDB_NEXT) }
             }
             if rc != MDB_NOTFOUND && rc != 0 { try check(rc) }
         }
@@ -217,14 +218,14 @@ package final class LMDBTransaction: @unchecked Sendable {
         throws -> (put: Int, unchanged: Int) {
         precondition(!prefix.isEmpty, "replacePrefix needs a prefix")
         var cursor: OpaquePointer?
-        try check(mdb_cursor_open(handle, dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
+        try check(intoLMDB { mdb_cursor_open(handle, dbi, &cursor) })
+        defer { intoLMDB { mdb_cursor_close(cursor) } }
         var put = 0, unchanged = 0
         try prefix.withUnsafeBytes { p in
             var k = MDB_val(mv_size: p.count, mv_data: UnsafeMutableRawPointer(mutating: p.baseAddress))
             var v = MDB_val()
             // The entry the cursor is on, when it is still under the prefix.
-            var rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+            var rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE) }
             func existing() throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
                 if rc == MDB_NOTFOUND { return nil }
                 try check(rc)
@@ -234,8 +235,8 @@ package final class LMDBTransaction: @unchecked Sendable {
             // After `mdb_cursor_del` the cursor stands before the entry that followed; MDB_NEXT
             // returns it (as in `deletePrefix`). After a put it is on the entry put.
             func deleteExisting() throws {
-                try check(mdb_cursor_del(cursor, 0))
-                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+                try check(intoLMDB { mdb_cursor_del(cursor, 0) })
+                rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, MDB_NEXT) }
             }
             // The last key written: each must come after it.
             var last: [UInt8] = []
@@ -252,16 +253,16 @@ package final class LMDBTransaction: @unchecked Sendable {
                     }
                     if order == 0 && sameBytes(old.value, value) {
                         unchanged += 1
-                        rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+                        rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, MDB_NEXT) }
                         return
                     }
                     break
                 }
                 var kv = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
                 var vv = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-                try check(mdb_cursor_put(cursor, &kv, &vv, 0))
+                try check(intoLMDB { mdb_cursor_put(cursor, &kv, &vv, 0) })
                 put += 1
-                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+                rc = intoLMDB { mdb_cursor_get(cursor, &k, &v, MDB_NEXT) }
             }
             while try existing() != nil { try deleteExisting() }
         }
@@ -271,19 +272,19 @@ package final class LMDBTransaction: @unchecked Sendable {
     /// The pages a database's B-tree holds (branch, leaf and overflow) times the page size.
     func pageBytes(_ dbi: MDB_dbi) throws -> Int {
         var st = MDB_stat()
-        try check(mdb_stat(handle, dbi, &st))
+        try check(intoLMDB { mdb_stat(handle, dbi, &st) })
         return (Int(st.ms_branch_pages) + Int(st.ms_leaf_pages) + Int(st.ms_overflow_pages)) * Int(st.ms_psize)
     }
 
     /// Number of entries in a database (`mdb_stat`), without reading them.
     func entryCount(_ dbi: MDB_dbi) throws -> Int {
         var st = MDB_stat()
-        try check(mdb_stat(handle, dbi, &st))
+        try check(intoLMDB { mdb_stat(handle, dbi, &st) })
         return Int(st.ms_entries)
     }
 
     /// Empties a database (keeps it open).
     func clear(_ dbi: MDB_dbi) throws {
-        try check(mdb_drop(handle, dbi, 0))
+        try check(intoLMDB { mdb_drop(handle, dbi, 0) })
     }
 }

@@ -1,29 +1,42 @@
+import CLMDBCalls
 import Glibc
 import Synchronization
 
 /// LMDB trusts the pages it maps: a `data.mdb` overwritten in the middle (not truncated, not
 /// foreign — those are caught when the index opens) can make a read follow a garbage pointer
 /// into SIGBUS or SIGSEGV. A program that would rather report "the index is damaged" than die
-/// installs this guard. It acts only on faults whose address lies inside the map of an index
-/// this process opened; any other fault — a bug of ours or of the caller — takes the default
-/// action and crashes as it should.
+/// installs this guard. It acts on faults whose address lies inside the map of an index this
+/// process opened, and on any fault while the thread is inside a call into LMDB (`intoLMDB`): a
+/// damaged page can make LMDB follow a pointer anywhere, NULL included. Any other fault — a bug
+/// of ours or of the caller — takes the default action and crashes as it should.
 @_spi(Engine)
 public enum MappedReadGuard {
-    /// Installs SIGBUS and SIGSEGV handlers that, for a fault inside an index's map, write
-    /// `message` to standard error and exit with `exitCode`. Call once, before opening the
-    /// index: only maps opened afterwards are recorded.
-    public static func install(message: String, exitCode: Int32) {
+    /// Installs SIGBUS and SIGSEGV handlers that, for a fault inside an index's map or inside
+    /// LMDB, write `message` to standard error and exit with `exitCode`. Call once, before
+    /// opening the index: only maps opened afterwards are recorded. With `damageMark` (the path
+    /// of `IndexStore.damageMark` in the index folder), the handler first creates that empty
+    /// file, where it may: the index is then reported damaged without being read, and the next
+    /// build replaces it, as it replaces damage it meets itself.
+    public static func install(message: String, exitCode: Int32, damageMark: String? = nil) {
         let bytes = Array(message.utf8)
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         buffer.initialize(from: bytes, count: bytes.count)
         MappedRanges.message = UnsafeBufferPointer(start: buffer, count: bytes.count)
+        if let damageMark {
+            // A C string the handler can pass to open(2) without allocating.
+            let path = Array(damageMark.utf8CString)
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: path.count)
+            copy.initialize(from: path, count: path.count)
+            MappedRanges.damageMark = UnsafePointer(copy)
+        }
         MappedRanges.exitCode = exitCode
         MappedRanges.prepareForFaults()
         MappedRanges.recording = true
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = { signal, info, _ in
             let address = UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr)
-            if MappedRanges.contains(address) {
+            if bundleidx_lmdb_inside() != 0 || MappedRanges.contains(address) {
+                MappedRanges.markDamaged()
                 if let m = MappedRanges.message { _ = write(2, m.baseAddress, m.count) }
                 _exit(MappedRanges.exitCode)
             }
@@ -42,6 +55,7 @@ public enum MappedReadGuard {
     /// reports the damaged index and exits like a fault in the map; without it, LMDB aborts.
     static func reportFailedAssertion() {
         guard MappedRanges.recording else { return }
+        MappedRanges.markDamaged()
         if let m = MappedRanges.message { _ = write(2, m.baseAddress, m.count) }
         _exit(MappedRanges.exitCode)
     }
@@ -64,6 +78,16 @@ enum MappedRanges {
     private static let count = Atomic<Int>(0)
     nonisolated(unsafe) static var message: UnsafeBufferPointer<UInt8>?
     nonisolated(unsafe) static var exitCode: Int32 = 3
+    /// The damage mark's path (`MappedReadGuard.install`), nil: none is left.
+    nonisolated(unsafe) static var damageMark: UnsafePointer<CChar>?
+
+    /// Creates the damage mark, if there is one to create and the process may (signal-safe: one
+    /// `open` and one `close`; never through a link).
+    static func markDamaged() {
+        guard let damageMark else { return }
+        let fd = open(damageMark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if fd >= 0 { close(fd) }
+    }
 
     /// True once `MappedReadGuard.install` ran: only then are maps recorded.
     nonisolated(unsafe) static var recording = false
