@@ -53,13 +53,19 @@ struct DamagedPageTests {
         }
     }
 
-    @Test("leaf nodes flagged as duplicates: every command ends with exit 3 or better, never a signal; a build replaces the index")
-    func flaggedNodes() throws {
+    /// The app built, then the leaf nodes of up to 100 pages of its index flagged (`flagNodes`).
+    static func flaggedIndex() throws -> BundleFixture {
         let f = try BundleFixture(ReliabilityTests.app)
         try f.build()
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: f.indexPath + "/data.mdb")))
-        Self.flagNodes(&bytes, pages: 100)
+        flagNodes(&bytes, pages: 100)
         try Data(bytes).write(to: URL(fileURLWithPath: f.indexPath + "/data.mdb"))
+        return f
+    }
+
+    @Test("leaf nodes flagged as duplicates: every command ends with exit 3 or better, never a signal; a build replaces the index")
+    func flaggedNodes() throws {
+        let f = try Self.flaggedIndex()
         // Before: each of these died by SIGSEGV, build included, so nothing could repair the index.
         for args in [["query", "com.example.phone", "icon", "--type", "png"], ["bundles"], ["stats", "--detail"],
                      ["info", "com.example.phone"], ["verify", f.root]] {
@@ -77,11 +83,7 @@ struct DamagedPageTests {
 
     @Test("a build over a damaged index it has not read yet: it faults at most once, then the next build replaces it")
     func buildMeetsFlaggedNodes() throws {
-        let f = try BundleFixture(ReliabilityTests.app)
-        try f.build()
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: f.indexPath + "/data.mdb")))
-        Self.flagNodes(&bytes, pages: 100)
-        try Data(bytes).write(to: URL(fileURLWithPath: f.indexPath + "/data.mdb"))
+        let f = try Self.flaggedIndex()
         let first = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
         #expect(first.status == 0 || first.status == 3, "\(first.status) \(first.stderr.prefix(300))")
         if first.status == 3 {
