@@ -143,6 +143,39 @@ struct FoundationDropInTests {
         #expect(reference.path(forResource: "new", ofType: "txt") == nil)
         #expect(dropIn.paths(forResourcesOfType: "txt", inDirectory: nil).sorted() == [path + "/new.txt", path + "/old.txt"])
     }
+
+    @Test("lproj folders made or removed after the bundle was opened: its lookups and strings follow them")
+    func followsNewLprojFolders() throws {
+        let fixture = try BundleFixture([
+            "A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.a", "CFBundleDevelopmentRegion": "en"]),
+            "A.app/x.png": "",
+        ])
+        try fixture.build()
+        let path = fixture.root + "/A.app"
+        let dropIn = try #require(IndexedFoundationBundle(path: path, index: fixture.indexPath))
+        let indexed = try fixture.bundle("A.app")
+        #expect(dropIn.path(forResource: "y", ofType: "png") == nil)
+        try fixture.add(["A.app/en.lproj/y.png": "", "A.app/en.lproj/Localizable.strings": "\"hello\" = \"Hi\";",
+                         "A.app/de.lproj/y.png": ""])
+        try fixture.build()
+        // Before: nil, nil and the key, where a Bundle made now answers these (review w24): the
+        // lproj folders the bundle had when opened decided which folders a lookup read.
+        for lookup in [dropIn.path(forResource: "y", ofType: "png"), try indexed.path(forResource: "y", ofType: "png")] {
+            #expect(lookup == path + "/en.lproj/y.png")
+        }
+        #expect(dropIn.path(forResource: "y", ofType: "png", inDirectory: nil, forLocalization: "de") == path + "/de.lproj/y.png")
+        #expect(try indexed.path(forResource: "y", ofType: "png", inDirectory: nil, forLocalization: "de") == path + "/de.lproj/y.png")
+        #expect(dropIn.localizedString(forKey: "hello", value: nil, table: nil) == "Hi")
+        // Each answer as a Bundle made now gives it.
+        let now = try #require(Bundle(path: path))
+        #expect(now.path(forResource: "y", ofType: "png") == path + "/en.lproj/y.png")
+        #expect(now.path(forResource: "y", ofType: "png", inDirectory: nil, forLocalization: "de") == path + "/de.lproj/y.png")
+        // And removed again.
+        try FileManager.default.removeItem(atPath: path + "/de.lproj")
+        try fixture.build()
+        #expect(dropIn.path(forResource: "y", ofType: "png", inDirectory: nil, forLocalization: "de") == nil)
+        #expect(dropIn.path(forResource: "y", ofType: "png") == path + "/en.lproj/y.png")
+    }
 }
 
 /// One corpus folder: the bundle alone in it and the oracle's queries.

@@ -80,6 +80,13 @@ struct DirectorySource {
         return try snapshot.nameCandidates(bundle: plan.record.id, directory, path: path, name: name)
     }
 
+    /// The resource directory's steps in the source's commit (`SearchPlan.resourceBase(in:)`):
+    /// read only when the index changed since the bundle was opened, once per transaction.
+    mutating func resourceBase(of plan: SearchPlan) throws -> SearchBase {
+        if let kept = plan.keptResourceBase(transaction: transaction) { return kept }
+        return try plan.resourceBase(in: try reading())
+    }
+
     /// The version-0 root fallback's steps (`SearchPlan.rootBase(in:)`, or for a lookup in a
     /// subdirectory `markedRootBase`); nil when the bundle has no fallback.
     mutating func rootBase(of plan: SearchPlan, subdirectory: String?) throws -> SearchBase? {

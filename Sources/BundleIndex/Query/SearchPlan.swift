@@ -16,7 +16,8 @@ final class SearchPlan: Sendable {
     /// Per step: whether its directory can exist — the global one always, an lproj step only when
     /// the bundle's resource directory had an entry `<l>.lproj` when it was scanned. A step that
     /// cannot exist is not read at all (a miss costs one read per existing step), as CF's bundle
-    /// consults its cached list of lproj folders.
+    /// consults its cached list of lproj folders. True of the commit the record was read in only
+    /// (`resourceBase(in:)`).
     let stepMayExist: StepFlags
     /// The longest directory path of `plainDirectories`, in bytes.
     let longestPlainDirectory: Int
@@ -28,8 +29,11 @@ final class SearchPlan: Sendable {
     /// bundle root (docs/search-pattern.md, "Version-0 root fallback").
     let hasRootFallback: Bool
     /// Where `DirectLookup` searches: the resource directory, and the bundle root when the
-    /// bundle has the version-0 fallback (`rootBase(in:)`).
+    /// bundle has the version-0 fallback (`rootBase(in:)`). For the commit the record was read
+    /// in (`resourceBase(in:)`).
     let resourceBase: SearchBase
+    /// `resourceBase` for a later commit, once per transaction (`resourceBase(in:)`).
+    private let laterResource = TransactionMemo<SearchBase>()
     /// The root fallback's steps as the root's listing allows them, once per transaction (`rootBase(in:)`).
     private let narrowedRoot = TransactionMemo<SearchBase>()
     /// The root fallback's steps for lookups in a subdirectory, made once (`markedRootBase`).
@@ -71,6 +75,33 @@ final class SearchPlan: Sendable {
     /// global step always, an lproj step only when its folder is listed.
     private static func stepsThatMayExist(_ steps: [ResourceSearch.Step], lprojs: [String]) -> StepFlags {
         StepFlags(steps.lazy.map { step in step.lproj.map { lprojs.contains($0) } ?? true })
+    }
+
+    /// The resource directory's steps kept for commit `transaction`: `resourceBase` in the
+    /// commit the record was read in, else what `resourceBase(in:)` made in that commit.
+    func keptResourceBase(transaction: UInt64) -> SearchBase? {
+        transaction == recordTransaction ? resourceBase : laterResource.value(newest: transaction)
+    }
+
+    /// The resource directory's steps in `snapshot`: `resourceBase` in the commit the record
+    /// was read in; in a later one, as the resource directory's listing there allows them, read
+    /// once per transaction. A build or a watcher's batch may have added or removed lproj
+    /// folders since the bundle was opened: with the open's list, a lookup skipped a folder
+    /// made since (`path(forResource:)` of `en.lproj/y.png` was nil where a fresh `Bundle`
+    /// found it) and `forLocalization:` took a new lproj for none. The language search list
+    /// stays the one made at open (`BundleInfo`).
+    func resourceBase(in snapshot: IndexSnapshot) throws -> SearchBase {
+        if snapshot.transactionID == recordTransaction { return resourceBase }
+        if let known = laterResource.value(newest: snapshot.transactionID) { return known }
+        let lprojs = try snapshot.directory(bundle: record.id, DirectoryRef(record.layout.resourceDirectory)).map { listing in
+            listing.entries.compactMap { e -> String? in
+                e.name.hasSuffix(".lproj") && e.name.utf16.count > 6 ? String(e.name.dropLast(6)) : nil
+            }
+        } ?? []
+        let base = SearchBase(directories: plainDirectories, mayExist: Self.stepsThatMayExist(steps, lprojs: lprojs),
+                              lprojNames: lprojs)
+        laterResource.store(base, transaction: snapshot.transactionID)
+        return base
     }
 
     /// Whether the directory of key hash `hash` may have a record in commit `transaction`:
