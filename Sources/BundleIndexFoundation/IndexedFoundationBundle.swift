@@ -226,8 +226,8 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
     }
 
     /// `Bundle.infoDictionary` from the index (as Foundation's: the Info.plist the profile reads,
-    /// with CF's `CFBundleNumericVersion`), as Foundation objects: `NSString`, `NSNumber`,
-    /// `NSDate`, `NSData`, arrays and dictionaries of them.
+    /// with CF's `CFBundleNumericVersion`), in the types Foundation on Linux hands out (see
+    /// `PropertyListValue.foundationObject`).
     open override var infoDictionary: [String: Any]? {
         guard let source else { return super.infoDictionary }
         return source.bundle.infoDictionary.mapValues(\.foundationObject)
@@ -264,17 +264,25 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
 }
 
 extension PropertyListValue {
-    /// The object Foundation's property-list reader makes of this value.
+    /// This value in the type Foundation on Linux hands out for it from `infoDictionary` and
+    /// `object(forInfoDictionaryKey:)`: `String`, `NSNumber` for integers and reals, `Bool`,
+    /// `Date`, `Data`, `[Any]`, and `[AnyHashable: Any]` for a dictionary inside one (the
+    /// top level is `[String: Any]`). Before, strings, booleans, dates and data came out as
+    /// `NSString`, `NSNumber`, `NSDate` and `NSData`: a boolean then cast to `Int` 1, where
+    /// Foundation's `Bool` does not (review w24).
     var foundationObject: Any {
         switch self {
-        case .string(let v): return NSString(string: v)
+        case .string(let v): return v
         case .integer(let v): return NSNumber(value: v)
         case .real(let v): return NSNumber(value: v)
-        case .bool(let v): return NSNumber(value: v)
-        case .date(let v): return NSDate(timeIntervalSince1970: v)
-        case .data(let v): return NSData(bytes: v, length: v.count)
+        case .bool(let v): return v
+        case .date(let v): return Date(timeIntervalSince1970: v)
+        case .data(let v): return Data(v)
         case .array(let v): return v.map(\.foundationObject)
-        case .dictionary(let v): return v.mapValues(\.foundationObject)
+        case .dictionary(let v):
+            var out: [AnyHashable: Any] = [:]
+            for (key, value) in v { out[AnyHashable(key)] = value.foundationObject }
+            return out
         }
     }
 }

@@ -294,6 +294,12 @@ struct DropInTally {
     /// whichever Foundation classes carry it.
     private static func plistText(_ value: Any?) -> String {
         guard let value else { return "nil" }
+        // The Swift type as well: Foundation hands out `Bool`, `String`, `Date`, `Data`, and a
+        // nested dictionary as `[AnyHashable: Any]`; casts such as `as? Int` differ by it.
+        return "\(type(of: value))|" + plistValueText(value)
+    }
+
+    private static func plistValueText(_ value: Any) -> String {
         if let d = value as? [String: Any] {
             return "{" + d.keys.sorted().map { "\($0)=\(Self.plistText(d[$0]))" }.joined(separator: ",") + "}"
         }
