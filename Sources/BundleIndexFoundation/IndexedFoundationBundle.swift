@@ -32,16 +32,22 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
             return folder.isEmpty ? base : base + "/" + folder
         }
 
-        func path(_ hit: ResourceHit) -> String {
-            hit.relativePath == "." ? base : base + "/" + hit.relativePath
+        /// The hit's path under `base`. A lookup by type, of every entry, or an array's element
+        /// (`verbatim` false) goes through a URL relative to the bundle's, whose path Foundation
+        /// gives without dot segments, the bundle's own included: a bundle opened as
+        /// `…/bin/../share/A.app` lists `…/share/A.app/a.png` (docs/search-pattern.md, "Returned
+        /// paths"). A lookup by name keeps `base` as it is.
+        func path(_ hit: ResourceHit, verbatim: Bool) -> String {
+            let path = hit.relativePath == "." ? base : base + "/" + hit.relativePath
+            return verbatim ? path : PathComponents.removingDotSegments(path)
         }
 
-        func url(_ hit: ResourceHit) -> URL {
-            URL(fileURLWithPath: path(hit), isDirectory: hit.isDirectory)
+        func url(_ hit: ResourceHit, verbatim: Bool) -> URL {
+            URL(fileURLWithPath: path(hit, verbatim: verbatim), isDirectory: hit.isDirectory)
         }
 
-        func nsurl(_ hit: ResourceHit) -> NSURL {
-            NSURL(fileURLWithPath: path(hit), isDirectory: hit.isDirectory)
+        func nsurl(_ hit: ResourceHit, verbatim: Bool) -> NSURL {
+            NSURL(fileURLWithPath: path(hit, verbatim: verbatim), isDirectory: hit.isDirectory)
         }
     }
 
@@ -84,9 +90,10 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         return foundation()
     }
 
-    /// One resource (`forLocalization:` when `localization` is not `.none`), spelled by `spell`.
+    /// One resource (`forLocalization:` when `localization` is not `.none`), spelled by `spell`
+    /// (verbatim for a lookup by name: `Source.path(_:verbatim:)`).
     private func single<R>(_ name: String?, _ ext: String?, _ subpath: String?, _ localization: String??,
-                           _ spell: (Source, ResourceHit) -> R, else foundation: () -> R?) -> R? {
+                           _ spell: (Source, ResourceHit, _ verbatim: Bool) -> R, else foundation: () -> R?) -> R? {
         answer({ s in
             let hit: ResourceHit?
             if let localization {
@@ -94,13 +101,14 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
             } else {
                 hit = try s.bundle.resource(named: name, ofType: ext, inDirectory: subpath)
             }
-            return hit.map { spell(s, $0) }
+            return hit.map { spell(s, $0, IndexedBundle.spellsVerbatim(name: name, type: ext)) }
         }, else: foundation)
     }
 
-    /// Every resource of a type (`forLocalization:` when `localization` is not `.none`), spelled by `spell`.
+    /// Every resource of a type (`forLocalization:` when `localization` is not `.none`), spelled by
+    /// `spell` (never verbatim: `Source.path(_:verbatim:)`).
     private func listing<R>(_ ext: String?, _ subpath: String?, _ localization: String??,
-                            _ spell: (Source, ResourceHit) -> R) -> [R]? {
+                            _ spell: (Source, ResourceHit, _ verbatim: Bool) -> R) -> [R]? {
         guard let source else { return nil }
         let hits: [ResourceHit]?
         if let localization {
@@ -108,7 +116,7 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         } else {
             hits = try? source.bundle.resources(ofType: ext, inDirectory: subpath)
         }
-        return hits?.map { spell(source, $0) }
+        return hits?.map { spell(source, $0, false) }
     }
 
     // MARK: single resources (Foundation: path(...) is url(...)?.path)
@@ -121,13 +129,13 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
     /// `Bundle.url(forResource:withExtension:subdirectory:)` from the index: a file URL, a directory's
     /// with `hasDirectoryPath`.
     open override func url(forResource name: String?, withExtension ext: String?, subdirectory subpath: String?) -> URL? {
-        single(name, ext, subpath, .none, { $0.url($1) }) { super.url(forResource: name, withExtension: ext, subdirectory: subpath) }
+        single(name, ext, subpath, .none, { $0.url($1, verbatim: $2) }) { super.url(forResource: name, withExtension: ext, subdirectory: subpath) }
     }
 
     /// `Bundle.url(forResource:withExtension:subdirectory:localization:)` from the index.
     open override func url(forResource name: String?, withExtension ext: String?, subdirectory subpath: String?,
                            localization localizationName: String?) -> URL? {
-        single(name, ext, subpath, .some(localizationName), { $0.url($1) }) {
+        single(name, ext, subpath, .some(localizationName), { $0.url($1, verbatim: $2) }) {
             super.url(forResource: name, withExtension: ext, subdirectory: subpath, localization: localizationName)
         }
     }
@@ -145,13 +153,13 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
             return answer({ s in try s.bundle.path(forResource: name, ofType: ext, inDirectory: subpath) },
                           else: { super.path(forResource: name, ofType: ext, inDirectory: subpath) })
         }
-        return single(name, ext, subpath, .none, { $0.path($1) }) { super.path(forResource: name, ofType: ext, inDirectory: subpath) }
+        return single(name, ext, subpath, .none, { $0.path($1, verbatim: $2) }) { super.path(forResource: name, ofType: ext, inDirectory: subpath) }
     }
 
     /// `Bundle.path(forResource:ofType:inDirectory:forLocalization:)` from the index.
     open override func path(forResource name: String?, ofType ext: String?, inDirectory subpath: String?,
                             forLocalization localizationName: String?) -> String? {
-        single(name, ext, subpath, .some(localizationName), { $0.path($1) }) {
+        single(name, ext, subpath, .some(localizationName), { $0.path($1, verbatim: $2) }) {
             super.path(forResource: name, ofType: ext, inDirectory: subpath, forLocalization: localizationName)
         }
     }
@@ -160,25 +168,25 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
 
     /// `Bundle.urls(forResourcesWithExtension:subdirectory:)` from the index.
     open override func urls(forResourcesWithExtension ext: String?, subdirectory subpath: String?) -> [NSURL]? {
-        listing(ext, subpath, .none, { $0.nsurl($1) }) ?? super.urls(forResourcesWithExtension: ext, subdirectory: subpath)
+        listing(ext, subpath, .none, { $0.nsurl($1, verbatim: $2) }) ?? super.urls(forResourcesWithExtension: ext, subdirectory: subpath)
     }
 
     /// `Bundle.urls(forResourcesWithExtension:subdirectory:localization:)` from the index.
     open override func urls(forResourcesWithExtension ext: String?, subdirectory subpath: String?,
                             localization localizationName: String?) -> [NSURL]? {
-        listing(ext, subpath, .some(localizationName), { $0.nsurl($1) })
+        listing(ext, subpath, .some(localizationName), { $0.nsurl($1, verbatim: $2) })
             ?? super.urls(forResourcesWithExtension: ext, subdirectory: subpath, localization: localizationName)
     }
 
     /// `Bundle.paths(forResourcesOfType:inDirectory:)` from the index.
     open override func paths(forResourcesOfType ext: String?, inDirectory subpath: String?) -> [String] {
-        listing(ext, subpath, .none, { $0.path($1) }) ?? super.paths(forResourcesOfType: ext, inDirectory: subpath)
+        listing(ext, subpath, .none, { $0.path($1, verbatim: $2) }) ?? super.paths(forResourcesOfType: ext, inDirectory: subpath)
     }
 
     /// `Bundle.paths(forResourcesOfType:inDirectory:forLocalization:)` from the index.
     open override func paths(forResourcesOfType ext: String?, inDirectory subpath: String?,
                              forLocalization localizationName: String?) -> [String] {
-        listing(ext, subpath, .some(localizationName), { $0.path($1) })
+        listing(ext, subpath, .some(localizationName), { $0.path($1, verbatim: $2) })
             ?? super.paths(forResourcesOfType: ext, inDirectory: subpath, forLocalization: localizationName)
     }
 

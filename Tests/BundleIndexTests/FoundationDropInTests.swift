@@ -144,6 +144,31 @@ struct FoundationDropInTests {
         #expect(dropIn.paths(forResourcesOfType: "txt", inDirectory: nil).sorted() == [path + "/new.txt", path + "/old.txt"])
     }
 
+    @Test("a bundle opened through a path with .. or . segments: lookups by type and listings drop them, as Foundation's do")
+    func dotSegmentsInTheBundlePath() throws {
+        let fixture = try BundleFixture([
+            "share/A.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.dots", "CFBundleDevelopmentRegion": "en"]),
+            "share/A.app/a.png": "", "share/A.app/en.lproj/l.png": "", "bin/tool": "",
+        ])
+        try fixture.build()
+        for opened in [fixture.root + "/bin/../share/A.app", fixture.root + "/share/A.app/.", fixture.root + "/share/./A.app"] {
+            let dropIn = try #require(IndexedFoundationBundle(path: opened, index: fixture.indexPath))
+            let reference = try #require(Bundle(path: opened))
+            #expect(dropIn.isIndexed && dropIn.bundlePath == reference.bundlePath)
+            // Before: every element of the listing, and the lookup by type, kept the bundle
+            // path's segments (review w24, finding 4); by name, Foundation keeps them too.
+            #expect(dropIn.paths(forResourcesOfType: "png", inDirectory: nil).sorted()
+                    == reference.paths(forResourcesOfType: "png", inDirectory: nil).sorted(), "\(opened)")
+            #expect(dropIn.paths(forResourcesOfType: "png", inDirectory: nil, forLocalization: "en").sorted()
+                    == reference.paths(forResourcesOfType: "png", inDirectory: nil, forLocalization: "en").sorted(), "\(opened)")
+            #expect(dropIn.urls(forResourcesWithExtension: "png", subdirectory: nil)?.compactMap(\.path).sorted()
+                    == reference.urls(forResourcesWithExtension: "png", subdirectory: nil)?.compactMap(\.path).sorted(), "\(opened)")
+            #expect(dropIn.path(forResource: nil, ofType: "png") == reference.path(forResource: nil, ofType: "png"), "\(opened)")
+            #expect(dropIn.path(forResource: "a", ofType: "png") == reference.path(forResource: "a", ofType: "png"), "\(opened)")
+            #expect(dropIn.url(forResource: "l", withExtension: "png") == reference.url(forResource: "l", withExtension: "png"), "\(opened)")
+        }
+    }
+
     @Test("lproj folders made or removed after the bundle was opened: its lookups and strings follow them")
     func followsNewLprojFolders() throws {
         let fixture = try BundleFixture([

@@ -268,3 +268,14 @@ struct ResourceLookup {
         return ResourceHit(bundlePath: search.bundle.path, relativePath: rel.isEmpty ? "." : rel, isDirectory: isDirectory)
     }
 }
+
+extension IndexedBundle {
+    /// Whether a single lookup of `name` and `type` spells its hit verbatim (a lookup by name)
+    /// rather than through a relative URL that drops dot segments (a lookup by type, or of
+    /// every entry): docs/search-pattern.md, "Returned paths". Arrays never do.
+    package static func spellsVerbatim(name: String?, type: String?) -> Bool {
+        guard let request = LookupRequest(name: name, type: type, subdirectory: nil) else { return true }
+        if case .name = request.key { return true }
+        return false
+    }
+}

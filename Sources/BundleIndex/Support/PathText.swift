@@ -121,7 +121,7 @@ package enum PathText {
 }
 
 /// CF's own path joining and URL path clean-up, which the answers must reproduce byte for byte.
-enum PathComponents {
+package enum PathComponents {
     /// `_CFAppendPathComponent2`: joins with one `/` unless the left side already ends in one.
     static func append(_ left: String, _ right: String) -> String {
         if left.isEmpty { return right }
@@ -131,7 +131,7 @@ enum PathComponents {
     /// RFC 3986 remove_dot_segments on a relative path, keeping empty segments (`//`) — what
     /// CFURL's `.path` does to the relative URLs of type lookups and arrays
     /// (docs/search-pattern.md, "Returned paths").
-    static func removingDotSegments(_ path: String) -> String {
+    package static func removingDotSegments(_ path: String) -> String {
         // Most paths have no `.` or `..` segment, and then nothing changes.
         hasDotSegment(path) ? resolvingDotSegments(path) : path
     }
