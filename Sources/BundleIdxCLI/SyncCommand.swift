@@ -29,7 +29,9 @@ struct SyncCommand: ParsableCommand {
     @Argument(help: "A watched root.")
     var root: String
 
-    @Option(name: .long, help: "Give up after this many seconds (a positive number).")
+    // `.unconditional`: `--timeout -1` reaches `validate` and its message, where ArgumentParser
+    // took `-1` for an option and said the value was missing.
+    @Option(name: .long, parsing: .unconditional, help: "Give up after this many seconds (a positive number).")
     var timeout = 10.0
 
     func validate() throws {

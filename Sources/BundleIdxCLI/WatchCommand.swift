@@ -35,13 +35,14 @@ struct WatchCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Directories to watch.", valueName: "root"))
     var roots: [String]
 
-    @Option(name: .customLong("settle-ms"), help: "Quiet time before a batch is applied, in milliseconds.")
+    // `.unconditional` for the numbers: a negative one reaches `validate` and its message.
+    @Option(name: .customLong("settle-ms"), parsing: .unconditional, help: "Quiet time before a batch is applied, in milliseconds.")
     var settleMilliseconds = 20
 
-    @Option(name: .customLong("max-delay-ms"), help: "Longest wait before a batch is applied in a busy tree, in milliseconds.")
+    @Option(name: .customLong("max-delay-ms"), parsing: .unconditional, help: "Longest wait before a batch is applied in a busy tree, in milliseconds.")
     var maxDelayMilliseconds = 500
 
-    @Option(name: .customLong("rescan-interval"), help: "Seconds between rescans of unwatched directories (degraded mode).")
+    @Option(name: .customLong("rescan-interval"), parsing: .unconditional, help: "Seconds between rescans of unwatched directories (degraded mode).")
     var rescanInterval = 30
 
     @Flag(name: .long, help: "Log every applied batch.")

@@ -235,7 +235,12 @@ struct WatcherReliabilityTests {
         let f = try BundleFixture(ReliabilityTests.app)
         for value in ["nan", "inf", "-1", "0"] {
             let r = try run(["timeout", "-s", "KILL", "20", bundleidxBinary, "sync", f.root, "--timeout", value])
-            #expect(r.status == 2, "--timeout \(value): \(r.status) \(r.stderr)")
+            // The value named, "-1" too: ArgumentParser took it for an option ("Missing value").
+            #expect(r.status == 2 && r.stderr.contains("positive number"), "--timeout \(value): \(r.status) \(r.stderr)")
+        }
+        for option in ["--settle-ms", "--max-delay-ms", "--rescan-interval"] {
+            let r = try run(["timeout", "-s", "KILL", "20", bundleidxBinary, "watch", f.root, "--index", f.indexPath, option, "-5"])
+            #expect(r.status == 2 && r.stderr.contains("must be"), "\(option) -5: \(r.status) \(r.stderr)")
         }
         #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: f.root, timeout: .nan) }
     }
