@@ -61,15 +61,19 @@ package final class IndexStore: @unchecked Sendable {
         guard stat(path, &st) == 0 else {
             // Only a path that is not there is a missing index: a folder on the way that may not
             // be searched (EACCES) is said as such, not as "no index".
-            if errno == ENOENT || errno == ENOTDIR { throw BundleIndexError.missing(path: path) }
-            throw BundleIndexError.systemCall("stat \(path)")
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw BundleIndexError.missing(path: path) }
+            throw BundleIndexError.storage(path: path, code: code, message: String(cString: strerror(code)))
         }
         guard st.st_mode & S_IFMT == S_IFDIR else {
             throw BundleIndexError.notAnIndex(path: path, reason: "it is a file, an index is a directory")
         }
         guard access(path + "/data.mdb", F_OK) == 0 else {
-            if errno == ENOENT { throw BundleIndexError.notAnIndex(path: path, reason: "it has no data.mdb") }
-            throw BundleIndexError.systemCall("access \(path)/data.mdb")
+            let code = errno
+            if code == ENOENT { throw BundleIndexError.notAnIndex(path: path, reason: "it has no data.mdb") }
+            // A folder the caller may not search: the index's error (exit 3), as for a data.mdb
+            // it may not read, which LMDB reports (both said "Permission denied", with 5 and 3).
+            throw BundleIndexError.storage(path: path, code: code, message: String(cString: strerror(code)))
         }
         let env = try environment(path: path, readOnly: true, sharedWithWriters: !neverWritesHere)
         try checkLength(path: path, environment: env)
@@ -260,8 +264,11 @@ package final class IndexStore: @unchecked Sendable {
                 guard format == Array(formatName.utf8) else {
                     throw BundleIndexError.notAnIndex(path: path, reason: "its format is \(String(decoding: format, as: UTF8.self))")
                 }
-                guard let v = try txn.get(metaDbi, key: Array("version".utf8)), v.count == 4 else {
+                guard let v = try txn.get(metaDbi, key: Array("version".utf8)) else {
                     throw BundleIndexError.corrupt(path: path, reason: "the format version is missing")
+                }
+                guard v.count == 4 else {
+                    throw BundleIndexError.corrupt(path: path, reason: "the format version has \(v.count) bytes, not 4")
                 }
                 let version = v.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian
                 guard version == formatVersion else {
