@@ -58,7 +58,9 @@ package func writeStderr(_ text: String) {
 package func installCrashGuard(_ indexPath: String) {
     MappedReadGuard.install(message: "bundleidx: error: the index at \(indexPath) is damaged (reading it failed); "
                                 + "rebuild it with bundleidx build\n", exitCode: ExitStatus.index.code,
-                            damageMark: indexPath + "/" + IndexStore.damageMark)
+                            damageMark: indexPath + "/" + IndexStore.damageMark,
+                            busMessage: "bundleidx: error: the index at \(indexPath) could not be read (a bus error: its "
+                                + "file system may be full or failing, or a file of it was cut short)\n")
 }
 
 /// Opens the index at `path` (the crash guard first), or reports why not.

@@ -56,6 +56,14 @@ package enum StandardStreams {
 /// usage error (exit 2) that names it.
 package enum RawArguments {
     package static func requireUTF8() {
+        // A process always gets its own name at least. None means the Swift runtime could not
+        // find the command line (it reads /proc/self/maps for it at start, which fails when the
+        // system is out of file descriptors or memory): running on would print the help and
+        // exit 0 — `query` "found", `build` done — having done nothing (review w26).
+        guard CommandLine.argc > 0 else {
+            printError("the command line could not be read (the system may be out of file descriptors or memory)")
+            StandardStreams.exit(ExitStatus.other.code)
+        }
         for position in 0..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[position], String(validatingCString: raw) == nil else { continue }
             let bytes = UnsafeRawBufferPointer(start: raw, count: strlen(raw))

@@ -26,10 +26,13 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         /// index may hold the bundle under its resolved path).
         let base: String
 
-        /// The resource folder, under `base`.
+        /// The resource folder, under `base`. Foundation resolves the folder as a URL relative
+        /// to the bundle's: a bundle opened as `…/Mac.app/Contents/..` has its resources in
+        /// `…/Mac.app/Contents/Resources` (dot segments dropped, `//` kept), while a flat bundle's
+        /// resource folder is `bundlePath` as it was given (review w26).
         var resourcePath: String {
             let folder = bundle.layout.resourceDirectory
-            return folder.isEmpty ? base : base + "/" + folder
+            return folder.isEmpty ? base : PathComponents.removingDotSegments(base + "/" + folder)
         }
 
         /// The hit's path under `base`. A lookup by type, of every entry, or an array's element

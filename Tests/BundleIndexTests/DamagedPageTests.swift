@@ -53,6 +53,55 @@ struct DamagedPageTests {
         }
     }
 
+    @Test("a garbage last page in LMDB's meta pages: every command exits 3 or better, none traps; build replaces the index")
+    func metaLastPageOutOfRange() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        let data = f.indexPath + "/data.mdb"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: data)))
+        // struct MDB_meta after the page header: magic, version, address, map size, two
+        // MDB_db of 48 bytes, then mm_last_pg at byte 136 of each of the two meta pages.
+        for page in [0, 1] {
+            withUnsafeBytes(of: UInt64(0xdd00_0000_0000_0005).littleEndian) { bytes.replaceSubrange(page * 4096 + 136..<page * 4096 + 144, with: $0) }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: data))
+        // Before: a Swift trap (SIGILL) in every command: (last page + 1) × page size overflowed.
+        for args in [["query", "com.example.phone", "icon", "--type", "png"], ["bundles"], ["stats"], ["verify"]] {
+            let r = try run(["timeout", "-s", "KILL", "20", bundleidxBinary] + args + ["--index", f.indexPath])
+            #expect(r.status < 128 && r.status != 0, "\(args[0]): \(r.status) \(r.stderr.prefix(300))")
+        }
+        let built = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(built.status == 0 && built.stderr.contains("replaced"), "\(built.status) \(built.stderr)")
+        #expect(try run([bundleidxBinary, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath]).status == 0)
+    }
+
+    @Test("SIGSEGV sent by another process is no damage: the process dies by it and leaves no mark")
+    func sentSignalIsNoDamage() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        let batch = Process()
+        batch.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        batch.arguments = ["query", "--batch", "--index", f.indexPath]
+        let input = Pipe(), output = Pipe()
+        batch.standardInput = input
+        batch.standardOutput = output
+        try batch.run()
+        // One answer first, so the guard is installed and the index open.
+        input.fileHandleForWriting.write(Data("{\"bundle\":\"com.example.phone\",\"op\":\"path\",\"name\":\"icon\",\"type\":\"png\"}\n".utf8))
+        _ = output.fileHandleForReading.availableData
+        kill(batch.processIdentifier, SIGSEGV)
+        let deadline = Date().addingTimeInterval(10)
+        while batch.isRunning && Date() < deadline { usleep(20_000) }
+        // Before: the handler returned and the process ran on, the signal swallowed; inside a
+        // call into LMDB it exited 3 and marked the index damaged.
+        #expect(!batch.isRunning, "the process ends by the signal it was sent")
+        // SIGKILL: a child of the test process may have SIGTERM blocked.
+        if batch.isRunning { kill(batch.processIdentifier, SIGKILL) }
+        batch.waitUntilExit()
+        #expect(batch.terminationReason == .uncaughtSignal && batch.terminationStatus == SIGSEGV)
+        #expect(!FileManager.default.fileExists(atPath: f.indexPath + "/" + IndexStore.damageMark))
+    }
+
     /// The app built, then the leaf nodes of up to 100 pages of its index flagged (`flagNodes`).
     static func flaggedIndex() throws -> BundleFixture {
         let f = try BundleFixture(ReliabilityTests.app)

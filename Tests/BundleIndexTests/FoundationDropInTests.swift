@@ -166,6 +166,19 @@ struct FoundationDropInTests {
             #expect(dropIn.path(forResource: nil, ofType: "png") == reference.path(forResource: nil, ofType: "png"), "\(opened)")
             #expect(dropIn.path(forResource: "a", ofType: "png") == reference.path(forResource: "a", ofType: "png"), "\(opened)")
             #expect(dropIn.url(forResource: "l", withExtension: "png") == reference.url(forResource: "l", withExtension: "png"), "\(opened)")
+            #expect(dropIn.resourcePath == reference.resourcePath, "\(opened)")
+        }
+        // A bundle with a resource folder: Foundation drops the segments from resourcePath too.
+        try fixture.add(["share/Mac.app/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.mac"]),
+                         "share/Mac.app/Contents/Resources/r.png": ""])
+        try fixture.build()
+        for opened in [fixture.root + "/share/Mac.app/Contents/..", fixture.root + "/bin/../share/Mac.app"] {
+            let dropIn = try #require(IndexedFoundationBundle(path: opened, index: fixture.indexPath))
+            let reference = try #require(Bundle(path: opened))
+            #expect(dropIn.isIndexed)
+            #expect(dropIn.resourcePath == reference.resourcePath, "\(opened)")
+            #expect(dropIn.resourceURL?.path == reference.resourceURL?.path, "\(opened)")
+            #expect(dropIn.paths(forResourcesOfType: "png", inDirectory: nil) == reference.paths(forResourcesOfType: "png", inDirectory: nil), "\(opened)")
         }
     }
 

@@ -401,6 +401,44 @@ struct ReplaceUnusableIndexTests {
         #expect(try run([bundleidxBinary, "verify", "--index", f.indexPath]).status == 0)
     }
 
+    @Test("a damaged index a watcher once kept (its watch.lock left) is replaced; one a watcher keeps now is not touched")
+    func damagedWatchedIndex() throws {
+        let f = try BundleFixture(ReliabilityTests.app)
+        try f.build()
+        FileManager.default.createFile(atPath: f.indexPath + "/watch.lock", contents: nil)
+        FileManager.default.createFile(atPath: f.indexPath + "/" + IndexStore.damageMark, contents: nil)
+        // A running watcher holds watch.lock: the build refuses and deletes nothing.
+        let lock = open(f.indexPath + "/watch.lock", O_RDONLY | O_CLOEXEC)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        let refused = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(refused.status == 5 && refused.stderr.contains("bundleidx watch"), "\(refused.status) \(refused.stderr)")
+        #expect(FileManager.default.fileExists(atPath: f.indexPath + "/data.mdb"), "before: deleted from under the watcher")
+        close(lock)
+        // The watcher gone, its watch.lock left: the build replaces the index. Before: it deleted
+        // data.mdb and lock.mdb, then refused the folder ("not empty and holds no index"), for good.
+        let built = try run(["timeout", "-s", "KILL", "60", bundleidxBinary, "build", f.root, "--index", f.indexPath])
+        #expect(built.status == 0 && built.stderr.contains("replaced"), "\(built.status) \(built.stderr)")
+        #expect(try run([bundleidxBinary, "query", "com.example.phone", "icon", "--type", "png", "--index", f.indexPath]).status == 0)
+    }
+
+    @Test("the build that replaces damaged records gives fresh ids: a reader that opened a bundle before never gets another's files")
+    func emptiedRebuildKeepsIdsApart() throws {
+        let f = try BundleFixture(["B2.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.b2"]), "B2.app/onlyB2.png": ""])
+        try f.build()
+        try f.add(["B1.app/Info.plist": infoPlist(["CFBundleIdentifier": "com.example.b1"]), "B1.app/onlyB1.png": ""])
+        try f.build()
+        // B2 has id 1, B1 id 2; an emptied rebuild walks B1 first.
+        let b1 = try f.bundle("B1.app")
+        #expect(try b1.path(forResource: "onlyB1", ofType: "png") == f.root + "/B1.app/onlyB1.png")
+        try Self.overwrite(f.indexPath, \.bundles, key: f.root + "/B2.app") { Array(($0 ?? []).prefix(12)) }
+        let summary = try f.build()
+        #expect(summary.replacedIndex != nil)
+        // Before: ids started again at 1, B1's old id 2 went to B2, and the old handle answered
+        // B1.app/onlyB2.png (no such file).
+        #expect(try b1.path(forResource: "onlyB2", ofType: "png") == nil)
+        #expect(try f.bundle("B1.app").path(forResource: "onlyB1", ofType: "png") == f.root + "/B1.app/onlyB1.png")
+    }
+
     @Test("meta values past Int64.max: stats says the index is damaged, build repairs it")
     func metaOutOfRange() throws {
         let f = try BundleFixture(ReliabilityTests.app)

@@ -53,6 +53,8 @@ public enum IndexBuilder {
         } catch let error as BundleIndexError where IndexStore.isReplaceable(error, path: indexPath) {
             // An index of ours that cannot be used (another format version, damage): the advice
             // "rebuild it with bundleidx build" must work, so it is replaced, and the summary says so.
+            // Not under a running watcher, which writes it: its files were deleted from under it.
+            if IndexStore.hasLiveWatcher(path: indexPath) { throw Self.watched(indexPath) }
             try IndexStore.removeIndexFiles(path: indexPath)
             switch error {
             case .unsupportedVersion(_, let found, let supported):
@@ -65,10 +67,7 @@ public enum IndexBuilder {
         }
         // A watcher keeps its own list of the bundles it indexed: bundles written behind its back
         // would stay after they are deleted. Changes reach a watched index through the watcher.
-        if store.hasLiveWatcher() {
-            throw BundleIndexError.busy(path: indexPath, reason: "a bundleidx watch keeps this index up to date; "
-                                        + "let it apply changes (bundleidx sync ROOT waits for them) or stop it to build")
-        }
+        if store.hasLiveWatcher() { throw Self.watched(indexPath) }
         let began = wallClockNanoseconds()
         var counts = Counts()
         var unreadable = 0, skipped = 0
@@ -158,6 +157,12 @@ public enum IndexBuilder {
 }
 
 extension IndexBuilder {
+    /// A watcher keeps the index at `path`: a build would write behind its back.
+    static func watched(_ path: String) -> BundleIndexError {
+        .busy(path: path, reason: "a bundleidx watch keeps this index up to date; "
+              + "let it apply changes (bundleidx sync ROOT waits for them) or stop it to build")
+    }
+
     /// `root` made absolute, when it names a directory (a link to one counts); else the bad
     /// input it is. Made absolute, "" would be the current directory: an unset variable in a
     /// script (`bundleidx build "$ROOT"`) must not index, or verify, wherever the script runs.

@@ -124,7 +124,10 @@ package final class IndexStore: @unchecked Sendable {
             guard errno == EINTR else { throw BundleIndexError.systemCall("flock \(path)") }
         }
         let hasData = access(path + "/data.mdb", F_OK) == 0
-        if !hasData && !FileSystem.isEmptyDirectory(path) {
+        // Without a data file, only index files of its own may be there: a `watch.lock` a
+        // watcher left, a `lock.mdb` of a first build that failed. Refusing such a folder made
+        // a replaced index of a watched tree unbuildable for good (review w26).
+        if !hasData && !(FileSystem.names(in: path).map { $0.allSatisfy(indexFiles.contains) } ?? false) {
             throw BundleIndexError.refusingToOverwrite(path: path, reason: "the directory is not empty and holds no index")
         }
         let env = try environment(path: path, readOnly: false, mapSize: mapSize)
@@ -175,7 +178,11 @@ package final class IndexStore: @unchecked Sendable {
                                                    "data.mdb was written by an incompatible LMDB"]
 
     /// True while a `bundleidx watch` keeps this index (it holds `watch.lock`; IndexWatcher).
-    package func hasLiveWatcher() -> Bool {
+    package func hasLiveWatcher() -> Bool { Self.hasLiveWatcher(path: path) }
+
+    /// `hasLiveWatcher()` of the index folder at `path`, asked without opening the index (a
+    /// build must not replace an index a watcher keeps, damaged or not).
+    package static func hasLiveWatcher(path: String) -> Bool {
         let fd = open(path + "/watch.lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -389,10 +396,16 @@ package final class IndexStore: @unchecked Sendable {
     }
 
     /// Empties the bundles, identifiers, resources and strings databases (`mdb_drop`: LMDB
-    /// frees their pages, reading none of the records) and the meta values a build writes.
+    /// frees their pages, reading none of the records) and the meta values a build writes, but
+    /// the next bundle id: a reader that opened a bundle before holds its id, and an id given
+    /// again to another bundle made it answer with that bundle's files (review w26); with new
+    /// ids it finds nothing until it opens the bundle again.
     private func emptyContents(_ txn: LMDBTransaction) throws {
         for dbi in [bundles, identifiers, resources, strings] { try txn.clear(dbi) }
-        for key: MetaKey in [.nextBundleID, .roots, .declaredBundles, .builtAt, .buildSeconds] {
+        var keys: [MetaKey] = [.roots, .declaredBundles, .builtAt, .buildSeconds]
+        // A next id out of range is damage itself: ids then start again.
+        if let next = try metaU64(.nextBundleID, in: txn), next > ResourceKey.maximumBundleID { keys.append(.nextBundleID) }
+        for key in keys {
             _ = try txn.delete(meta, key: Array(key.rawValue.utf8))
         }
     }

@@ -186,7 +186,11 @@ package final class LMDBEnvironment: @unchecked Sendable {
         var info = MDB_envinfo()
         var stat = MDB_stat()
         guard intoLMDB({ mdb_env_info(handle, &info) }) == 0, intoLMDB({ mdb_env_stat(handle, &stat) }) == 0 else { return 0 }
-        return (Int(info.me_last_pgno) + 1) * Int(stat.ms_psize)
+        // A damaged meta page may name any last page: the product, past Int.max, is a file no
+        // disk holds (`IndexStore.checkLength` then calls the index truncated), not a trap.
+        let (pages, overflow1) = Int(clamping: info.me_last_pgno).addingReportingOverflow(1)
+        let (bytes, overflow2) = pages.multipliedReportingOverflow(by: Int(stat.ms_psize))
+        return overflow1 || overflow2 ? .max : bytes
     }
 
     /// Runs `body` in a read-only transaction (a fresh snapshot of the newest commit), which

@@ -17,11 +17,16 @@ public enum MappedReadGuard {
     /// of `IndexStore.damageMark` in the index folder), the handler first creates that empty
     /// file, where it may: the index is then reported damaged without being read, and the next
     /// build replaces it, as it replaces damage it meets itself.
-    public static func install(message: String, exitCode: Int32, damageMark: String? = nil) {
-        let bytes = Array(message.utf8)
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
-        buffer.initialize(from: bytes, count: bytes.count)
-        MappedRanges.message = UnsafeBufferPointer(start: buffer, count: bytes.count)
+    /// `busMessage`, when given, is written for a SIGBUS instead (no mark is left for one).
+    public static func install(message: String, exitCode: Int32, damageMark: String? = nil, busMessage: String? = nil) {
+        func prepared(_ text: String) -> UnsafeBufferPointer<UInt8> {
+            let bytes = Array(text.utf8)
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+            buffer.initialize(from: bytes, count: bytes.count)
+            return UnsafeBufferPointer(start: buffer, count: bytes.count)
+        }
+        MappedRanges.message = prepared(message)
+        MappedRanges.busMessage = busMessage.map(prepared)
         if let damageMark {
             // A C string the handler can pass to open(2) without allocating.
             let path = Array(damageMark.utf8CString)
@@ -34,10 +39,22 @@ public enum MappedReadGuard {
         MappedRanges.recording = true
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = { signal, info, _ in
-            let address = UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr)
+            // A signal another process sent (`kill -SEGV`: si_code 0 or less) is no fault of a
+            // read: the process ends by it, as the sender asked.
+            guard let info, info.pointee.si_code > 0 else {
+                Glibc.signal(signal, SIG_DFL)
+                raise(signal)
+                return
+            }
+            let address = UInt(bitPattern: info.pointee._sifields._sigfault.si_addr)
             if bundleidx_lmdb_inside() != 0 || MappedRanges.contains(address) {
-                MappedRanges.markDamaged()
-                if let m = MappedRanges.message { _ = write(2, m.baseAddress, m.count) }
+                // SIGSEGV is a pointer LMDB took from a damaged page. SIGBUS is a page the file
+                // cannot give — a full file system under a sparse file, an I/O error; a file cut
+                // short is caught when the index opens — so it leaves no mark: a healthy index
+                // on a full disk must answer again once there is room (review w26).
+                if signal == SIGSEGV { MappedRanges.markDamaged() }
+                let m = signal == SIGBUS ? MappedRanges.busMessage ?? MappedRanges.message : MappedRanges.message
+                if let m { _ = write(2, m.baseAddress, m.count) }
                 _exit(MappedRanges.exitCode)
             }
             // Not ours to explain: the default action, taken when the faulting access runs again.
@@ -78,6 +95,8 @@ enum MappedRanges {
     private static let count = Atomic<Int>(0)
     nonisolated(unsafe) static var message: UnsafeBufferPointer<UInt8>?
     nonisolated(unsafe) static var exitCode: Int32 = 3
+    /// What a SIGBUS writes instead of `message`, when set.
+    nonisolated(unsafe) static var busMessage: UnsafeBufferPointer<UInt8>?
     /// The damage mark's path (`MappedReadGuard.install`), nil: none is left.
     nonisolated(unsafe) static var damageMark: UnsafePointer<CChar>?
 
