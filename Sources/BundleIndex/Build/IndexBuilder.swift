@@ -53,7 +53,7 @@ public enum IndexBuilder {
         } catch let error as BundleIndexError where IndexStore.isReplaceable(error, path: indexPath) {
             // An index of ours that cannot be used (another format version, damage): the advice
             // "rebuild it with bundleidx build" must work, so it is replaced, and the summary says so.
-            // Not under a running watcher, which writes it: its files were deleted from under it.
+            // Never under a running watcher: a replacement deleted its files from under it.
             if IndexStore.hasLiveWatcher(path: indexPath) { throw Self.watched(indexPath) }
             try IndexStore.removeIndexFiles(path: indexPath)
             switch error {
