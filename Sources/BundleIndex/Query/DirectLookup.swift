@@ -110,16 +110,21 @@ enum DirectLookup {
                                              text: &text, in: &source, body)
                 }
             }
-            let resourceBase = try source.resourceBase(of: plan)
-            let answer = try search(resourceBase, subdirectory)
+            // The resource directory's steps as a later commit has them, if it is one.
+            let later = try source.laterResourceBase(of: plan)
+            func searchResources(_ subdirectory: String?) throws -> Answer<R> {
+                if let later { return try search(later, subdirectory) }
+                return try search(plan.resourceBase, subdirectory)
+            }
+            let answer = try searchResources(subdirectory)
             guard case .notFound = answer, plan.hasRootFallback else { return answer }
             // The version-0 fallback (docs/search-pattern.md, "Version-0 root fallback"): the
             // same search again, `inDirectory: "Resources[/x]"` mapped back into the resource
             // directory, any other from the bundle root.
             let own = plan.record.layout == .resources ? "Resources" : "Contents/Resources"
-            if subdirectory == own { return try search(resourceBase, nil) }
+            if subdirectory == own { return try searchResources(nil) }
             if let subdirectory, let below = PathText.below(own, in: subdirectory) {
-                return try search(resourceBase, below)
+                return try searchResources(below)
             }
             return try search(try source.rootBase(of: plan, subdirectory: subdirectory)!, subdirectory)
         }

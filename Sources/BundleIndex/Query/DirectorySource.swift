@@ -80,9 +80,12 @@ struct DirectorySource {
         return try snapshot.nameCandidates(bundle: plan.record.id, directory, path: path, name: name)
     }
 
-    /// The resource directory's steps in the source's commit (`SearchPlan.resourceBase(in:)`):
-    /// read only when the index changed since the bundle was opened, once per transaction.
-    mutating func resourceBase(of plan: SearchPlan) throws -> SearchBase {
+    /// The resource directory's steps in the source's commit when it is not the one `plan`'s
+    /// record was read in (`SearchPlan.resourceBase(in:)`, read once per transaction); nil in
+    /// that commit, where `plan.resourceBase` holds them (passed as it is: a copy of its arrays
+    /// cost the repeat lookups ~10 %).
+    mutating func laterResourceBase(of plan: SearchPlan) throws -> SearchBase? {
+        guard transaction != plan.recordTransaction else { return nil }
         if let kept = plan.keptResourceBase(transaction: transaction) { return kept }
         return try plan.resourceBase(in: try reading())
     }

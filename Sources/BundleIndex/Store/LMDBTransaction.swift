@@ -31,14 +31,14 @@ package final class LMDBTransaction: @unchecked Sendable {
 
     /// `mdb_txn_reset`: releases the snapshot, keeps the reader slot (read-only transactions).
     func reset() {
-        if let txn = handle { intoLMDB { mdb_txn_reset(txn) } }
+        if let txn = handle { mdb_txn_reset(txn) }
     }
 
     /// `mdb_txn_renew`: a reset read transaction takes the newest snapshot again.
     func renew() throws {
         guard let txn = handle else { throw LMDBError.panic }
         reads = 0
-        try check(intoLMDB { mdb_txn_renew(txn) })
+        try check(mdb_txn_renew(txn))
     }
 
     /// `mdb_txn_id`: the snapshot's transaction id.
@@ -53,7 +53,7 @@ package final class LMDBTransaction: @unchecked Sendable {
     func abort() {
         guard let txn = handle else { return }
         handle = nil
-        intoLMDB { mdb_txn_abort(txn) }
+        mdb_txn_abort(txn)
     }
 
     /// Point read. The returned buffer points into the memory map and is valid only until the
