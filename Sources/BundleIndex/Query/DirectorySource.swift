@@ -82,8 +82,7 @@ struct DirectorySource {
 
     /// The resource directory's steps in the source's commit when it is not the one `plan`'s
     /// record was read in (`SearchPlan.resourceBase(in:)`, read once per transaction); nil in
-    /// that commit, where `plan.resourceBase` holds them (passed as it is: a copy of its arrays
-    /// cost the repeat lookups ~10 %).
+    /// that commit, where the lookup passes `plan.resourceBase` itself.
     mutating func laterResourceBase(of plan: SearchPlan) throws -> SearchBase? {
         guard transaction != plan.recordTransaction else { return nil }
         if let kept = plan.keptResourceBase(transaction: transaction) { return kept }
