@@ -26,6 +26,11 @@ package struct DirectoryEntry: Hashable, Sendable {
     /// A directory or a link to one: CF can descend into it and the layout rules count it.
     package var isTraversable: Bool { flags.contains(.directory) || flags.contains(.symlinkToDirectory) }
     package var countsForLayout: Bool { flags.contains(.directory) || flags.contains(.symlink) }
+    /// The localization an entry `<l>.lproj` names (`l`, not empty), as the scan lists a bundle's
+    /// lprojs (`BundleRecord.lprojs`); nil for any other entry.
+    package var lprojName: String? {
+        name.hasSuffix(".lproj") && name.utf16.count > 6 ? String(name.dropLast(6)) : nil
+    }
 
     package init(name: String, flags: Flags, rank: UInt32 = 0) {
         self.name = name

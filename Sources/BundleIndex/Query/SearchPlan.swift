@@ -93,11 +93,8 @@ final class SearchPlan: Sendable {
     func resourceBase(in snapshot: IndexSnapshot) throws -> SearchBase {
         if snapshot.transactionID == recordTransaction { return resourceBase }
         if let known = laterResource.value(newest: snapshot.transactionID) { return known }
-        let lprojs = try snapshot.directory(bundle: record.id, DirectoryRef(record.layout.resourceDirectory)).map { listing in
-            listing.entries.compactMap { e -> String? in
-                e.name.hasSuffix(".lproj") && e.name.utf16.count > 6 ? String(e.name.dropLast(6)) : nil
-            }
-        } ?? []
+        let lprojs = try snapshot.directory(bundle: record.id, DirectoryRef(record.layout.resourceDirectory))?
+            .entries.compactMap(\.lprojName) ?? []
         let base = SearchBase(directories: plainDirectories, mayExist: Self.stepsThatMayExist(steps, lprojs: lprojs),
                               lprojNames: lprojs)
         laterResource.store(base, transaction: snapshot.transactionID)

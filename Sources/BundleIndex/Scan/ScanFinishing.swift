@@ -36,10 +36,7 @@ extension BundleScanner {
         let layout = bundle.layout
         let resourceEntries = byPath[layout.resourceDirectory]?.entries ?? []
         // In readdir order, as CF lists them (`Bundle.localizations` on Linux; L-readdir-order).
-        bundle.lprojs = resourceEntries.sorted { $0.rank < $1.rank }.compactMap { e -> String? in
-            guard e.name.hasSuffix(".lproj"), e.name.utf16.count > 6 else { return nil }
-            return String(e.name.dropLast(6))
-        }
+        bundle.lprojs = resourceEntries.sorted { $0.rank < $1.rank }.compactMap(\.lprojName)
         let infoPlists = unfinished.infoPlistFolderEntries.filter(isInfoPlistName)
         return PropertyListFilesToRead(infoPlistDirectoryRealPath: byPath[layout.infoPlistDirectory]?.realPath,
                                        infoPlists: infoPlists.map(\.name),
