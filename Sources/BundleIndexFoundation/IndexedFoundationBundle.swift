@@ -25,6 +25,15 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         /// `Bundle.bundlePath`: resources are spelled under it, as Foundation spells them (the
         /// index may hold the bundle under its resolved path).
         let base: String
+        /// Whether `base` has `.` or `..` segments: only then does a hit's spelling depend on
+        /// the kind of lookup (`path(_:verbatim:)`); the hit's own part is spelled already.
+        let baseHasDotSegments: Bool
+
+        init(bundle: IndexedBundle, base: String) {
+            self.bundle = bundle
+            self.base = base
+            baseHasDotSegments = PathComponents.hasDotSegment(base)
+        }
 
         /// The resource folder, under `base`. Foundation resolves the folder as a URL relative
         /// to the bundle's: a bundle opened as `…/Mac.app/Contents/..` has its resources in
@@ -39,7 +48,8 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         /// (`verbatim` false) goes through a URL relative to the bundle's, whose path Foundation
         /// gives without dot segments, the bundle's own included: a bundle opened as
         /// `…/bin/../share/A.app` lists `…/share/A.app/a.png` (docs/search-pattern.md, "Returned
-        /// paths"). A lookup by name keeps `base` as it is.
+        /// paths"). A lookup by name keeps `base` as it is. With a `base` without dot segments
+        /// the two spell alike, and callers pass `verbatim` true, which spares the scan.
         func path(_ hit: ResourceHit, verbatim: Bool) -> String {
             let path = hit.relativePath == "." ? base : base + "/" + hit.relativePath
             return verbatim ? path : PathComponents.removingDotSegments(path)
@@ -104,7 +114,9 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
             } else {
                 hit = try s.bundle.resource(named: name, ofType: ext, inDirectory: subpath)
             }
-            return hit.map { spell(s, $0, IndexedBundle.spellsVerbatim(name: name, type: ext)) }
+            // The lookup's kind is asked only of a bundle path with dot segments: it parses the
+            // name and type again.
+            return hit.map { spell(s, $0, !s.baseHasDotSegments || IndexedBundle.spellsVerbatim(name: name, type: ext)) }
         }, else: foundation)
     }
 
@@ -119,7 +131,7 @@ open class IndexedFoundationBundle: Bundle, @unchecked Sendable {
         } else {
             hits = try? source.bundle.resources(ofType: ext, inDirectory: subpath)
         }
-        return hits?.map { spell(source, $0, false) }
+        return hits?.map { spell(source, $0, !source.baseHasDotSegments) }
     }
 
     // MARK: single resources (Foundation: path(...) is url(...)?.path)

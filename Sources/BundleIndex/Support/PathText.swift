@@ -157,7 +157,7 @@ package enum PathComponents {
     }
 
     /// Whether a `/`-separated segment of `path` is `.` or `..`.
-    static func hasDotSegment(_ path: String) -> Bool {
+    package static func hasDotSegment(_ path: String) -> Bool {
         path.utf8.withContiguousStorageIfAvailable(hasDotSegment) ?? Array(path.utf8).withUnsafeBufferPointer(hasDotSegment)
     }
 
