@@ -603,7 +603,7 @@ struct StoreTests {
         try fixture.build()
         let use = try fixture.reader().storageUse()
         let whole = use.filter { $0.kind == "all" }
-        #expect(whole.map(\.database) == ["meta", "bundles", "identifiers", "resources", "strings"])
+        #expect(whole.map(\.database) == ["meta", "bundles", "identifiers", "resources", "strings", "retired"])
         #expect(whole.allSatisfy { ($0.pageBytes ?? 0) >= $0.payloadBytes || $0.entries == 0 })
         #expect(whole.first { $0.database == "bundles" }?.entries == 1)
         #expect(whole.first { $0.database == "identifiers" }?.entries == 1)

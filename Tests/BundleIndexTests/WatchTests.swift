@@ -159,6 +159,25 @@ struct WatchTests {
         #expect(try h.verify() == [])
     }
 
+    @Test("a bundle moved out of the tree and back: one opened before finds its files again (the same id)")
+    func bundleMovedOutAndBack() throws {
+        let h = try WatcherHarness(Self.app)
+        defer { h.stop() }
+        let opened = try #require(try h.bundle("A.app"))
+        let away = h.root + "-away"
+        try FileManager.default.moveItem(atPath: h.root + "/A.app", toPath: away)
+        defer { try? FileManager.default.removeItem(atPath: away) }
+        try h.sync()
+        #expect(try h.bundle("A.app") == nil && opened.rel("icon", "png") == nil)
+        try FileManager.default.moveItem(atPath: away, toPath: h.root + "/A.app")
+        try h.sync()
+        try h.write("A.app/later.png")
+        try h.sync()
+        #expect(try h.bundle("A.app")?.record.id == opened.record.id)
+        #expect(try opened.rel("icon", "png") == "icon.png" && opened.rel("later", "png") == "later.png")
+        #expect(try h.verify() == [])
+    }
+
     @Test("a layout change: a flat bundle gaining a Resources folder")
     func layoutChange() throws {
         let h = try WatcherHarness(Self.app)

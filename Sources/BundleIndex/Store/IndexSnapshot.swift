@@ -336,7 +336,7 @@ package struct IndexSnapshot {
         var out: [(database: String, kind: String, entries: Int, payloadBytes: Int, pageBytes: Int?)] = []
         let databases: [(String, IndexStore.MDB_dbi_t)] = [("meta", store.meta), ("bundles", store.bundles),
                                                ("identifiers", store.identifiers), ("resources", store.resources),
-                                               ("strings", store.strings)]
+                                               ("strings", store.strings), ("retired", store.retired)]
         for (name, dbi) in databases {
             var kinds: [String: (entries: Int, bytes: Int)] = [:]
             try txn.scan(dbi, prefix: []) { key, value in

@@ -5,7 +5,7 @@ import Glibc
 package final class IndexStore: @unchecked Sendable {
     static let formatName = "bundleidx"
     /// The named databases of an index (docs/index-format.md).
-    static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources", "strings"]
+    static let ownDatabases: Set<String> = ["meta", "bundles", "identifiers", "resources", "strings", "retired"]
     /// 2: type records hold positions in the directory record instead of entries.
     /// 3: a name record holding just its own name is the compact `E` form (exact-name records).
     /// 4: 20-byte resource keys (a 32-bit bundle id).
@@ -29,7 +29,9 @@ package final class IndexStore: @unchecked Sendable {
     ///     lead and the folders a scan could not list; scan times in nanoseconds.
     /// 18: stamps keep inode numbers where a path can come to name a copy; scan times in
     ///     milliseconds (docs/scanning.md, "Inode numbers").
-    static let formatVersion: UInt32 = 18
+    /// 19: the `retired` database: a bundle that leaves the index leaves its id for its path,
+    ///     and one that comes there again gets it back (`IndexWriter.addBundle`).
+    static let formatVersion: UInt32 = 19
 
     /// The most bytes an LMDB key (and a value of the `identifiers` database, which keeps a
     /// sorted list of paths per identifier) may have: MDB_MAXKEYSIZE, 511 in Debian's liblmdb
@@ -44,13 +46,15 @@ package final class IndexStore: @unchecked Sendable {
     let identifiers: MDB_dbi_t
     let resources: MDB_dbi_t
     let strings: MDB_dbi_t
+    /// Bundle path → the id of the bundle that was there (`IndexWriter.retire`).
+    let retired: MDB_dbi_t
 
     typealias MDB_dbi_t = UInt32
 
-    private init(path: String, environment: LMDBEnvironment, dbis: (UInt32, UInt32, UInt32, UInt32, UInt32)) {
+    private init(path: String, environment: LMDBEnvironment, dbis: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)) {
         self.path = path
         self.environment = environment
-        (meta, bundles, identifiers, resources, strings) = dbis
+        (meta, bundles, identifiers, resources, strings, retired) = dbis
     }
 
     /// Opens an existing index for reading. Never creates anything. With `neverWritesHere`, the
@@ -254,7 +258,7 @@ package final class IndexStore: @unchecked Sendable {
                 return dbi
             }
             let dbis = (metaDbi, try open("bundles"), try open("identifiers", dupSort: true), try open("resources"),
-                        try open("strings"))
+                        try open("strings"), try open("retired"))
             // Database handles become shared by the environment only after a commit.
             try txn.commit()
             return IndexStore(path: path, environment: env, dbis: dbis)
@@ -347,13 +351,13 @@ package final class IndexStore: @unchecked Sendable {
         }
     }
 
-    /// Empties the bundles, identifiers, resources and strings databases (`mdb_drop`: LMDB
-    /// frees their pages, reading none of the records) and the meta values a build writes, but
-    /// the next bundle id: a reader that opened a bundle before holds its id, and an id given
+    /// Empties the bundles, identifiers, resources, strings and retired databases (`mdb_drop`:
+    /// LMDB frees their pages, reading none of the records) and the meta values a build writes,
+    /// but the next bundle id: a reader that opened a bundle before holds its id, and an id given
     /// again to another bundle made it answer with that bundle's files (review w26); with new
     /// ids it finds nothing until it opens the bundle again.
     private func emptyContents(_ txn: LMDBTransaction) throws {
-        for dbi in [bundles, identifiers, resources, strings] { try txn.clear(dbi) }
+        for dbi in [bundles, identifiers, resources, strings, retired] { try txn.clear(dbi) }
         var keys: [MetaKey] = [.roots, .declaredBundles, .builtAt, .buildSeconds]
         // A next id out of range is damage itself: ids then start again.
         if let next = try metaU64(.nextBundleID, in: txn), next > ResourceKey.maximumBundleID { keys.append(.nextBundleID) }

@@ -109,8 +109,9 @@ package struct IndexWriter {
         return (stamps, directories.map(\.path))
     }
 
-    /// Removes a bundle and every record of it (one key range in `resources`).
-    package func removeBundle(path: String) throws {
+    /// Removes a bundle and every record of it (one key range in `resources`), keeping its id
+    /// for its path (`retire`; at most `retiredLimit` paths).
+    package func removeBundle(path: String, retiredLimit: Int = retiredLimit) throws {
         try writeHeldRecords()
         guard let record = try bundleRecord(path: path) else { return }
         try txn.deletePrefix(store.resources, prefix: ResourceKey.bundlePrefix(record.id))
@@ -119,6 +120,42 @@ package struct IndexWriter {
             try txn.delete(store.identifiers, key: Array(id.text.utf8), value: Array(path.utf8))
         }
         try txn.delete(store.bundles, key: Array(path.utf8))
+        try retire(id: record.id, path: path, limit: retiredLimit)
+    }
+
+    /// The most ids kept for paths bundles left (about 100 bytes each in the file).
+    package static let retiredLimit = 65_536
+
+    /// Keeps `id` for `path`, so that a bundle that comes back there gets it again
+    /// (`addBundle`): a reader that opened the bundle before it left holds that id and finds
+    /// the bundle's resources again. Past `retiredLimit` paths, the first one in key order is
+    /// forgotten (a reader holding its id then finds nothing in it until it opens it again).
+    private func retire(id: UInt64, path: String, limit: Int) throws {
+        try txn.put(store.retired, key: Array(path.utf8), value: withUnsafeBytes(of: UInt32(id).littleEndian) { Array($0) })
+        if try txn.entryCount(store.retired) > limit {
+            var first: [UInt8]?
+            try txn.scan(store.retired, prefix: []) { key, _ in first = Array(key); return false }
+            if let first { _ = try txn.delete(store.retired, key: first) }
+        }
+    }
+
+    /// The id a bundle at `path` had before it left the index, taken out of `retired`; nil when
+    /// none is kept, or when what is kept cannot be that id (a damaged value: not 4 bytes, never
+    /// given, or an id records still use): a fresh id is always safe.
+    private func takeRetiredID(path: String) throws -> UInt64? {
+        let key = Array(path.utf8)
+        guard let value = try txn.get(store.retired, key: key) else { return nil }
+        _ = try txn.delete(store.retired, key: key)
+        guard value.count == 4 else { return nil }
+        let id = UInt64(value.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian)
+        guard id > 0, let next = try metaU64(.nextBundleID), id < next else { return nil }
+        let prefix = ResourceKey.bundlePrefix(id)
+        for dbi in [store.resources, store.strings] {
+            var used = false
+            try txn.scan(dbi, prefix: prefix) { _, _ in used = true; return false }
+            if used { return nil }
+        }
+        return id
     }
 
     /// Writes a scanned bundle unless a folder of it could not be read and the index holds a
@@ -139,17 +176,23 @@ package struct IndexWriter {
     /// Writes a bundle, replacing what the index held for its path; `scanBegan` is when the
     /// scan that found it began (`wallClockNanoseconds`), before it read anything. A bundle written again keeps
     /// its id, so a reader holding it keeps finding its resources, and only its records that
-    /// changed are written (`LMDBTransaction.replacePrefix`); a new bundle gets a fresh id, whose
-    /// keys sort last and are appended.
+    /// changed are written (`LMDBTransaction.replacePrefix`). A bundle where one was before it
+    /// left the index (deleted and put back, moved away and back) gets that one's id again
+    /// (`retire`); any other gets a fresh id, whose keys sort last and are appended.
     @discardableResult
     package func addBundle(_ bundle: ScannedBundle, root: String, scanBegan: UInt64) throws -> BundleRecord {
         let previous = try bundleRecord(path: bundle.path)
         let id: UInt64
+        // Records of an id given back go in place: its keys do not sort last.
+        var appends = previous == nil
         if let previous {
             id = previous.id
+        } else if let retired = try takeRetiredID(path: bundle.path) {
+            id = retired
+            appends = false
         } else {
             id = try metaU64(.nextBundleID) ?? 1
-            // Keys hold 32 bits of the id and ids are never reused: after 2^32 new bundles an
+            // Keys hold 32 bits of the id and an id never goes to another path: after 2^32 new bundles an
             // index has to be made afresh.
             guard id <= ResourceKey.maximumBundleID else {
                 throw BundleIndexError.corrupt(path: store.path, reason: "all 2^32 bundle ids are used; delete the index and build it again")
@@ -173,7 +216,7 @@ package struct IndexWriter {
         for ident in identifiers.subtracting(before) {
             try txn.put(store.identifiers, key: Array(ident.text.utf8), value: Array(bundle.path.utf8))
         }
-        guard previous != nil else {
+        guard !appends else {
             try ResourceRecords.forEach(bundleID: id, bundle: bundle) { key, value in
                 try key.withBytes { try txn.put(store.resources, key: $0, value: value, append: true) }
             }
