@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure what bundleidx builds against is installed: Debian's liblmdb-dev and libxxhash-dev
-# (found through pkg-config), pkg-config itself, python3 for the test harness and lmdb-utils for
-# tools/fault-probes. As root it installs what is missing with apt-get; otherwise it prints the
-# exact command and fails.
+# (found through pkg-config), pkg-config itself, python3 for the test harness, lmdb-utils and
+# strace for tools/fault-probes. As root it installs what is missing with apt-get; otherwise it
+# prints the exact command and fails.
 set -euo pipefail
 
 missing=()
@@ -10,6 +10,8 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # tools/fault-probes writes old-format and foreign indexes and reads reader tables with these.
 command -v mdb_load >/dev/null 2>&1 || missing+=(lmdb-utils)
+# tools/fault-probes injects ENOMEM into system calls with strace (probe kernel_memory).
+command -v strace >/dev/null 2>&1 || missing+=(strace)
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists lmdb || missing+=(liblmdb-dev)
   pkg-config --exists libxxhash || missing+=(libxxhash-dev)

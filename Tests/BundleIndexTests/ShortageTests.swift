@@ -58,7 +58,7 @@ struct ShortageTests {
         let table = f.root + "/Phone.app/fr.lproj/Localizable.strings"
         let generation = try f.reader().generation()
         do {
-            _ = try OpenFaults.failing(at: table, with: code) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath) }
+            _ = try FileFaults.failing(at: table, with: code) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath) }
             Issue.record("the build succeeded")
         } catch {
             Self.expectShortage(error, Errno(rawValue: code), naming: table)
@@ -70,13 +70,56 @@ struct ShortageTests {
         #expect(try Self.hello(f) == "Salut")
     }
 
+    @Test("a question asked by path (stat, lstat, realpath, readlink) short of kernel memory stops the build and verify",
+          arguments: ["Apps/Thing/Contents", "Apps/Thing/Contents/Resources", "Apps/Thing", "Apps"])
+    func statusShortageStopsBuild(folder: String) throws {
+        let f = try Self.changedFixture()
+        let path = f.root + "/" + folder
+        for full in [true, false] {
+            do {
+                _ = try FileFaults.failing(at: path, with: ENOMEM, call: .status) {
+                    try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: full)
+                }
+                Issue.record("the build succeeded (full: \(full))")
+            } catch {
+                Self.expectShortage(error, .noMemory, naming: "")
+            }
+        }
+        // Before: each question answered as for a path not there, and the build went on: a
+        // review's `strace -e inject` of ENOMEM into `readlink` got a bundle indexed without its
+        // `Contents/Resources`, exit 0.
+        #expect(try Self.hello(f) == "Bonjour")
+        #expect(try Self.identifiers(f) == ["com.example.phone", "com.example.thing", "com.example.mail"])
+        #expect(throws: BundleIndexError.self) {
+            try FileFaults.failing(at: path, with: ENOMEM, call: .status) { try IndexVerifier.verify(indexPath: f.indexPath) }
+        }
+        _ = try f.build()
+        #expect(try Self.hello(f) == "Salut")
+        #expect(try f.reader().bundle(identifier: "com.example.thing", context: .foundationLinux)?.rel("thing", "png")
+                == "Contents/Resources/thing.png")
+    }
+
+    @Test("a root whose stat runs short of kernel memory is no bad input: the shortage is the error")
+    func rootStatusShortage() throws {
+        let f = try BundleFixture(Self.files)
+        do {
+            _ = try FileFaults.failing(at: f.root, with: ENOMEM, call: .status) {
+                try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath)
+            }
+            Issue.record("the build succeeded")
+        } catch {
+            // Before: "no such directory" or "not a directory" (exit 4).
+            Self.expectShortage(error, .noMemory, naming: f.root)
+        }
+    }
+
     @Test("an Info.plist that cannot be opened for want of descriptors stops the build")
     func infoPlistShortageStopsBuild() throws {
         let f = try BundleFixture(Self.files)
         _ = try f.build()
         let plist = f.root + "/Apps/Mail.app/Info.plist"
         #expect(throws: BundleIndexError.self) {
-            try OpenFaults.failing(at: plist, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
+            try FileFaults.failing(at: plist, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
         }
         // Before: an empty Info dictionary, so no identifier.
         #expect(try Self.identifiers(f) == ["com.example.phone", "com.example.thing", "com.example.mail"])
@@ -88,7 +131,7 @@ struct ShortageTests {
         let f = try Self.changedFixture()
         let path = f.root + "/" + folder
         do {
-            _ = try OpenFaults.failing(at: path, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
+            _ = try FileFaults.failing(at: path, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
             Issue.record("the build succeeded")
         } catch {
             Self.expectShortage(error, .tooManyOpenFiles, naming: path)
@@ -103,7 +146,7 @@ struct ShortageTests {
     func firstBuildShortage() throws {
         let f = try BundleFixture(Self.files)
         #expect(throws: BundleIndexError.self) {
-            try OpenFaults.failing(at: f.root + "/Apps/Mail.app", with: ENFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath) }
+            try FileFaults.failing(at: f.root + "/Apps/Mail.app", with: ENFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath) }
         }
         #expect(throws: (any Error).self) { _ = try f.reader().bundle(identifier: "com.example.phone", context: .foundationLinux) }
         _ = try f.build()
@@ -121,7 +164,7 @@ struct ShortageTests {
         for victim in [3, 150, 297] {
             let table = f.root + "/B\(victim).bundle/en.lproj/Localizable.strings"
             do {
-                _ = try OpenFaults.failing(at: table, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
+                _ = try FileFaults.failing(at: table, with: EMFILE) { try IndexBuilder.build(roots: [f.root], indexPath: f.indexPath, full: true) }
                 Issue.record("the build succeeded (victim \(victim))")
             } catch {
                 Self.expectShortage(error, .tooManyOpenFiles, naming: table)
@@ -134,7 +177,7 @@ struct ShortageTests {
         let h = try WatcherHarness(Self.files)
         let table = h.root + "/Phone.app/fr.lproj/Localizable.strings"
         let generation = try IndexReader(path: h.indexPath).generation()
-        try OpenFaults.failing(at: table, with: EMFILE) {
+        try FileFaults.failing(at: table, with: EMFILE) {
             try Data("\"hello\" = \"Salut\";".utf8).write(to: URL(fileURLWithPath: table))
             // The loop ends with the batch's error; the sync is never answered.
             #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: h.root, timeout: 3) }
@@ -144,5 +187,21 @@ struct ShortageTests {
         #expect(try reader.bundle(identifier: "com.example.phone", context: .foundationLinux)?
             .localizedStringEntry(forKey: "hello", table: nil, forLocalization: "fr") == "Bonjour")
         h.stopExpectingFailure { error in Self.expectShortage(error, .tooManyOpenFiles, naming: table) }
+    }
+
+    @Test("a watcher's batch whose questions by path run short of kernel memory commits nothing")
+    func watcherStatusShortage() throws {
+        let h = try WatcherHarness(Self.files)
+        let folder = h.root + "/Apps/Thing/Contents/Resources/New"
+        let generation = try IndexReader(path: h.indexPath).generation()
+        try FileFaults.failing(at: h.root + "/Apps/Thing", with: ENOMEM, call: .status) {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            FileManager.default.createFile(atPath: folder + "/new.png", contents: Data())
+            #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: h.root, timeout: 3) }
+        }
+        // Before: the new folder, asked `lstat` short of memory, was no folder, and the batch
+        // committed the bundle without it.
+        #expect(try IndexReader(path: h.indexPath).generation() == generation)
+        h.stopExpectingFailure { error in Self.expectShortage(error, .noMemory, naming: "") }
     }
 }

@@ -169,10 +169,14 @@ extension IndexBuilder {
     static func directory(_ root: String, currentDirectory cwd: String) throws -> String {
         guard !root.isEmpty else { throw BundleIndexError.emptyPath }
         let path = PathText.absolute(root, currentDirectory: cwd)
-        guard FileSystem.isDirectory(path) else {
-            var st = stat()
-            throw BundleIndexError.badInput(path: root, reason: stat(path, &st) == 0 ? "not a directory" : "no such directory")
+        var st = stat()
+        guard FileSystem.statNoting(path, &st) else {
+            // Short of memory is no answer about the path.
+            let code = errno
+            if FileSystem.isShortage(code) { throw FileSystem.shortage("stat", path, code) }
+            throw BundleIndexError.badInput(path: root, reason: "no such directory")
         }
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw BundleIndexError.badInput(path: root, reason: "not a directory") }
         return path
     }
 

@@ -28,6 +28,8 @@ public enum IndexVerifier {
         try store.read { snap in
             // A read without the lock file runs again when two commits overtook it.
             differences = []
+            // A scan short of memory may not see what is there: no verdict (`ShortageLog`).
+            let shortages = ShortageLog.mark()
             #if DEBUG
             try afterSnapshot?(snap.transactionID)
             #endif
@@ -46,6 +48,7 @@ public enum IndexVerifier {
                 }
             }
             differences += try identifierDifferences(snap)
+            try ShortageLog.throwIfNoted(since: shortages)
         }
         return differences
     }

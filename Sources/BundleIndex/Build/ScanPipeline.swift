@@ -133,7 +133,10 @@ final class ScanPipeline: @unchecked Sendable {
     }
 
     private func walk(_ root: String, _ declaredBundles: PathSet, unchangedIn index: IndexStore?, indexed: [String]) {
-        let result = Result {
+        // What this thread's questions by path ran short of (`ShortageLog`): the writer's
+        // transaction checks its own thread only.
+        let shortages = ShortageLog.mark()
+        var result = Result {
             var walker = TreeWalker()
             walker.declaredBundles = declaredBundles
             walker.readsFiles = false
@@ -155,6 +158,11 @@ final class ScanPipeline: @unchecked Sendable {
         // The bundles still waiting to be read are shared with the writer to the end.
         if case .success = result {
             while !cancelled, readLastWaiting() {}
+            do throws(BundleIndexError) {
+                try ShortageLog.throwIfNoted(since: shortages)
+            } catch {
+                result = .failure(error)
+            }
         }
         outcome = result
         condition.broadcast()

@@ -70,7 +70,8 @@ enum DirectoryReader {
         guard fd >= 0 else { throw failure("open", path, errno) }
         defer { close(fd) }
         var st = stat()
-        let own: FileSystem.Stamp = fstat(fd, &st) == 0 ? FileSystem.stamp(st) : (0, 0)
+        var own: FileSystem.Stamp = (0, 0)
+        if fstat(fd, &st) == 0 { own = FileSystem.stamp(st) } else { ShortageLog.noteFailure("stat", path) }
         var entries: [DirectoryEntry] = []
         var linkStamps = LinkStamps.Collected()
         let buffer = ListingBuffer.ofThisThread()
@@ -147,15 +148,21 @@ enum DirectoryReader {
     private static func flags(of type: UInt8, name: String, in dirFD: Int32) -> DirectoryEntry.Flags {
         func linkFlags() -> DirectoryEntry.Flags {
             var st = stat()
-            if fstatat(dirFD, name, &st, 0) == 0, st.st_mode & S_IFMT == S_IFDIR { return [.symlink, .symlinkToDirectory] }
-            return .symlink
+            guard fstatat(dirFD, name, &st, 0) == 0 else {
+                ShortageLog.noteFailure("stat", name)
+                return .symlink
+            }
+            return st.st_mode & S_IFMT == S_IFDIR ? [.symlink, .symlinkToDirectory] : .symlink
         }
         switch Int32(type) {
         case Int32(DT_DIR): return .directory
         case Int32(DT_LNK): return linkFlags()
         case Int32(DT_UNKNOWN):
             var st = stat()
-            guard fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return [] }
+            guard fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                ShortageLog.noteFailure("lstat", name)
+                return []
+            }
             if st.st_mode & S_IFMT == S_IFDIR { return .directory }
             if st.st_mode & S_IFMT == S_IFLNK { return linkFlags() }
             return []

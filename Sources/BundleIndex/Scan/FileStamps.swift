@@ -67,7 +67,10 @@ final class BundleFolder {
     func share(_ times: LinkedFolderTimes, trusting: Bool) {
         self.times = times
         var st = stat()
-        guard (owned ? fstat(fd, &st) : fstatat(fd, name, &st, 0)) == 0 else { return }
+        guard (owned ? fstat(fd, &st) : fstatat(fd, name, &st, 0)) == 0 else {
+            ShortageLog.noteFailure("stat", name)
+            return
+        }
         own = FileSystem.stamp(st)
         if trusting { vouched = times.seen(below: FileIdentity(st)) }
     }
@@ -144,6 +147,7 @@ final class BundleFolder {
             } else {
                 rc = fstatat(linked.fd, "", &st, Self.emptyPath)
             }
+            if rc != 0 { ShortageLog.noteFailure("stat", relative) }
             let read: FileSystem.Stamp = rc == 0 ? FileSystem.stamp(st) : (0, 0)
             if recording, linkedFolder != nil {
                 relative.withUTF8Bytes { bytes in
@@ -161,6 +165,7 @@ final class BundleFolder {
         } else {
             rc = Self.withJoined(name, relative) { fstatat(fd, $0, &st, 0) }
         }
+        if rc != 0 { ShortageLog.noteFailure("stat", PathText.join(name, relative)) }
         return rc == 0 ? FileSystem.stamp(st) : (0, 0)
     }
 

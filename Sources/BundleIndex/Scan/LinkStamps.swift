@@ -33,6 +33,7 @@ enum LinkStamps {
             }
             var st = stat()
             guard fstatat(dirFD, target, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                ShortageLog.noteFailure("lstat", target)
                 // Nothing there (yet) ends the chain; any other error leaves it unknown.
                 return errno == ENOENT || errno == ENOTDIR ? paths : [name]
             }
@@ -53,7 +54,8 @@ enum LinkStamps {
         mutating func add(of name: String, in dirFD: Int32) {
             for path in LinkStamps.paths(of: name, in: dirFD) where seen.insert(path).inserted {
                 var st = stat()
-                let read: FileSystem.Stamp = fstatat(dirFD, path, &st, 0) == 0 ? FileSystem.stamp(st) : (0, 0)
+                var read: FileSystem.Stamp = (0, 0)
+                if fstatat(dirFD, path, &st, 0) == 0 { read = FileSystem.stamp(st) } else { ShortageLog.noteFailure("stat", path) }
                 stamps.append((path, read.changeTime, read.inode))
             }
         }
@@ -63,7 +65,10 @@ enum LinkStamps {
     /// cannot be opened.
     static func read(_ names: [String], inFolder path: String) -> [DirectoryListing.LinkStamp] {
         let fd = open(path, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
+        guard fd >= 0 else {
+            ShortageLog.noteFailure("open", path)
+            return []
+        }
         defer { close(fd) }
         var collected = Collected()
         for name in names { collected.add(of: name, in: fd) }
@@ -75,6 +80,7 @@ enum LinkStamps {
     static func text(of path: String, in dirFD: Int32) -> String? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer in
             let length = readlinkat(dirFD, path, buffer.baseAddress!, buffer.count)
+            if length < 0 { ShortageLog.noteFailure("readlink", path) }
             guard length > 0, length < buffer.count else { return nil }
             return String(validating: UnsafeBufferPointer(rebasing: buffer[..<length]), as: UTF8.self)
         }

@@ -284,7 +284,7 @@ struct TreeWalker {
     static func isLibraryCurrentLink(atPath path: String) -> Bool {
         guard namesLibraryCurrent(PathText.lastComponent(path), in: PathText.parent(of: path)) else { return false }
         var st = stat()
-        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK && FileSystem.isDirectory(path)
+        return FileSystem.lstatNoting(path, &st) && st.st_mode & S_IFMT == S_IFLNK && FileSystem.isDirectory(path)
     }
 
     private static func namesLibraryCurrent(_ name: String, in directory: String) -> Bool {

@@ -324,15 +324,20 @@ package final class IndexStore: @unchecked Sendable {
     /// With `emptied`, the transaction first empties every database but the index's format,
     /// version, generation and watcher state (`emptyContents`): a build that replaces what an
     /// index held which it could not read, in the same commit as what it writes instead.
+    /// A shortage of descriptors or memory that a file-system question met while `body` ran
+    /// (`ShortageLog`: it answered as if a path were not there) aborts the transaction with
+    /// that error: what `body` scanned may lack what it could not look at.
     package func write<T>(emptied: Bool = false, _ body: (IndexWriter) throws -> T) throws -> T {
         var growths = 0
         while true {
             do {
                 let result = try environment.write { txn in
+                    let shortages = ShortageLog.mark()
                     if emptied { try emptyContents(txn) }
                     let writer = try IndexWriter(store: self, txn: txn)
                     let result = try body(writer)
                     try writer.writeHeldRecords()
+                    try ShortageLog.throwIfNoted(since: shortages)
                     return result
                 }
                 coverUsedPages()

@@ -21,7 +21,10 @@ package enum FileSystem {
 
     /// `realpath(3)`, or nil when the path does not resolve.
     package static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
+        guard !faulted(path), let p = realpath(path, nil) else {
+            ShortageLog.noteFailure("realpath", path)
+            return nil
+        }
         defer { free(p) }
         return String(cString: p)
     }
@@ -68,12 +71,15 @@ package enum FileSystem {
                 continue
             }
             let candidate = "/" + (resolved + [component]).joined(separator: "/")
-            let length = buffer.withUnsafeMutableBytes { readlink(candidate, $0.baseAddress!, $0.count) }
+            let length = faulted(candidate) ? -1 : buffer.withUnsafeMutableBytes { readlink(candidate, $0.baseAddress!, $0.count) }
             if length < 0 {
                 // Not a link: the component is real. A file followed by a name is refused by the
                 // next `readlink` (ENOTDIR), as by `realpath`; followed by `.` or `..`, it is
                 // asked here.
-                guard errno == EINVAL else { return nil }
+                guard errno == EINVAL else {
+                    ShortageLog.noteFailure("readlink", candidate)
+                    return nil
+                }
                 if let next = pending.last, next == "." || next == "..", !isDirectory(candidate) { return nil }
                 resolved.append(component)
                 continue
@@ -93,7 +99,7 @@ package enum FileSystem {
     /// A directory and not a link to one (`lstat`).
     package static func isRealDirectory(_ path: String) -> Bool {
         var st = stat()
-        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+        return lstatNoting(path, &st) && st.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Whether `path` cannot be looked at for a reason other than its absence: a folder on the
@@ -101,19 +107,19 @@ package enum FileSystem {
     /// but ENOENT or ENOTDIR). Such a path is hidden, not gone.
     package static func isHidden(_ path: String) -> Bool {
         var st = stat()
-        return lstat(path, &st) != 0 && errno != ENOENT && errno != ENOTDIR
+        return !lstatNoting(path, &st) && errno != ENOENT && errno != ENOTDIR
     }
 
     /// A symbolic link, whatever it leads to (`lstat`).
     package static func isSymbolicLink(_ path: String) -> Bool {
         var st = stat()
-        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK
+        return lstatNoting(path, &st) && st.st_mode & S_IFMT == S_IFLNK
     }
 
     /// A directory, or a link to one (`stat`).
     package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
-        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+        return statNoting(path, &st) && st.st_mode & S_IFMT == S_IFDIR
     }
 
     /// The status-change time (`st_ctim`) of `path`, following links, in nanoseconds, and its
@@ -121,8 +127,36 @@ package enum FileSystem {
     /// "Incremental builds").
     package static func stamp(_ path: String) -> Stamp {
         var st = stat()
-        guard stat(path, &st) == 0 else { return (0, 0) }
+        guard statNoting(path, &st) else { return (0, 0) }
         return stamp(st)
+    }
+
+    /// `stat(2)` of `path`, true when it succeeded; a failure for want of memory is noted
+    /// (`ShortageLog`), and `errno` says why it failed.
+    package static func statNoting(_ path: String, _ st: inout stat) -> Bool {
+        if !faulted(path), stat(path, &st) == 0 { return true }
+        ShortageLog.noteFailure("stat", path)
+        return false
+    }
+
+    /// `lstat(2)`, as `statNoting`.
+    package static func lstatNoting(_ path: String, _ st: inout stat) -> Bool {
+        if !faulted(path), lstat(path, &st) == 0 { return true }
+        ShortageLog.noteFailure("lstat", path)
+        return false
+    }
+
+    /// Debug builds: whether a test made the status calls on `path` fail (`FileFaults`), with
+    /// `errno` set; release builds: false.
+    @inline(__always)
+    private static func faulted(_ path: @autoclosure () -> String) -> Bool {
+        #if DEBUG
+        if let code = FileFaults.code(for: .status, at: path()) {
+            errno = code
+            return true
+        }
+        #endif
+        return false
     }
 
     /// A change time (ns) and an inode number: what a stamp holds of a path.
@@ -169,11 +203,11 @@ package enum FileSystem {
     }
 
     /// `openat(base, relative ?? path, flags)`, where the scans open what they read; `path` is
-    /// the full path. In debug builds a test may fail it first (`OpenFaults`).
+    /// the full path. In debug builds a test may fail it first (`FileFaults`).
     package static func openDescriptor(_ path: String, relative: String? = nil, in base: Int32 = AT_FDCWD,
                                        flags: Int32) -> Int32 {
         #if DEBUG
-        if let code = OpenFaults.code(forOpening: path) {
+        if let code = FileFaults.code(for: .open, at: path) {
             errno = code
             return -1
         }
@@ -204,7 +238,11 @@ package enum FileSystem {
         }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return StampedRead() }
+        guard fstat(fd, &st) == 0 else {
+            let code = errno
+            if isShortage(code) { throw shortage("stat", path, code) }
+            return StampedRead()
+        }
         var result = StampedRead(bytes: nil, changeTime: changeTime(st))
         guard st.st_mode & S_IFMT == S_IFREG else { return result }
         guard Int(st.st_size) <= limit else { result.oversized = true; return result }
@@ -232,7 +270,10 @@ package enum FileSystem {
 
     /// The names in a directory but `.` and `..`, or nil when it cannot be read.
     static func names(in path: String) -> [String]? {
-        guard let dir = opendir(path) else { return nil }
+        guard let dir = opendir(path) else {
+            ShortageLog.noteFailure("opendir", path)
+            return nil
+        }
         defer { closedir(dir) }
         var out: [String] = []
         while let entry = readdir(dir) {

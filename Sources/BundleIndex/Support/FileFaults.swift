@@ -1,0 +1,26 @@
+#if DEBUG
+import Synchronization
+
+/// Test seam, compiled only in debug builds: the scans' calls on a registered path, or on
+/// anything below a registered folder, fail with the registered `errno`, as they would for a
+/// process out of descriptors or kernel memory. `.open` fails the opens of what a scan reads
+/// (`FileSystem.openDescriptor`); `.status` fails the questions asked by path that answer
+/// without an error (`FileSystem.isDirectory`, `stamp`, `realPath`…). Tests run side by side, so
+/// each registers paths of its own temporary folder only.
+package enum FileFaults {
+    package enum Call: Sendable { case open, status }
+
+    private static let failing = Mutex<[(path: String, code: Int32, call: Call)]>([])
+
+    /// Runs `body` with `call`s at or below `path` failing with `code`.
+    package static func failing<T>(at path: String, with code: Int32, call: Call = .open, _ body: () throws -> T) rethrows -> T {
+        failing.withLock { $0.append((path, code, call)) }
+        defer { failing.withLock { $0.removeAll { $0.path == path } } }
+        return try body()
+    }
+
+    static func code(for call: Call, at path: String) -> Int32? {
+        failing.withLock { $0.first { $0.call == call && PathText.isSameOrInside(path, $0.path) }?.code }
+    }
+}
+#endif
