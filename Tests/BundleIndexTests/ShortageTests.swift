@@ -204,4 +204,19 @@ struct ShortageTests {
         #expect(try IndexReader(path: h.indexPath).generation() == generation)
         h.stopExpectingFailure { error in Self.expectShortage(error, .noMemory, naming: "") }
     }
+
+    @Test("a folder the watcher cannot list to watch it, for want of descriptors, stops the watcher")
+    func watcherWatchShortage() throws {
+        let h = try WatcherHarness(Self.files)
+        let folder = h.root + "/Plain/Deep"
+        // The first listing of `Plain` is the watcher's, to watch it and what is below (on the
+        // event); the batch that scans it after lists it again.
+        try FileFaults.failing(at: h.root + "/Plain", with: EMFILE, times: 1) {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            #expect(throws: BundleIndexError.self) { try IndexWatcher.sync(root: h.root, timeout: 3) }
+        }
+        // Before: `Plain` was taken for an unreadable folder and `Deep` left without a watch, so
+        // a bundle made in it later was never indexed.
+        h.stopExpectingFailure { error in Self.expectShortage(error, .tooManyOpenFiles, naming: h.root + "/Plain") }
+    }
 }

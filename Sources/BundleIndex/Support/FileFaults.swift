@@ -10,17 +10,32 @@ import Synchronization
 package enum FileFaults {
     package enum Call: Sendable { case open, status }
 
-    private static let failing = Mutex<[(path: String, code: Int32, call: Call)]>([])
+    private struct Fault {
+        let path: String
+        let code: Int32
+        let call: Call
+        /// How many more calls fail.
+        var remaining: Int
+    }
 
-    /// Runs `body` with `call`s at or below `path` failing with `code`.
-    package static func failing<T>(at path: String, with code: Int32, call: Call = .open, _ body: () throws -> T) rethrows -> T {
-        failing.withLock { $0.append((path, code, call)) }
+    private static let failing = Mutex<[Fault]>([])
+
+    /// Runs `body` with `call`s at or below `path` failing with `code`: every one, or the
+    /// first `times`.
+    package static func failing<T>(at path: String, with code: Int32, call: Call = .open, times: Int = .max,
+                                   _ body: () throws -> T) rethrows -> T {
+        failing.withLock { $0.append(Fault(path: path, code: code, call: call, remaining: times)) }
         defer { failing.withLock { $0.removeAll { $0.path == path } } }
         return try body()
     }
 
     static func code(for call: Call, at path: String) -> Int32? {
-        failing.withLock { $0.first { $0.call == call && PathText.isSameOrInside(path, $0.path) }?.code }
+        failing.withLock { faults in
+            guard let i = faults.firstIndex(where: { $0.call == call && $0.remaining > 0 && PathText.isSameOrInside(path, $0.path) })
+            else { return nil }
+            faults[i].remaining -= 1
+            return faults[i].code
+        }
     }
 }
 #endif

@@ -41,6 +41,19 @@ package enum ShortageLog {
     package static func noteFailure(_ call: StaticString, _ path: @autoclosure () -> String) {
         let code = errno
         guard FileSystem.isShortage(code) else { return }
+        record(FileSystem.shortage("\(call)", path(), code))
+        errno = code
+    }
+
+    /// Notes `error` when it is a shortage (`FileSystem.shortage`) that its catcher answers
+    /// without passing it on (a folder the watcher could not list is left unwatched).
+    package static func noteFailure(_ error: any Error) {
+        guard let error = error as? BundleIndexError, case .system(_, let code) = error,
+              FileSystem.isShortage(code.rawValue) else { return }
+        record(error)
+    }
+
+    private static func record(_ error: BundleIndexError) {
         let own: Notes
         if let notes {
             own = notes
@@ -49,8 +62,7 @@ package enum ShortageLog {
             pthread_setspecific(key, Unmanaged.passRetained(own).toOpaque())
         }
         own.count &+= 1
-        own.latest = FileSystem.shortage("\(call)", path(), code)
-        errno = code
+        own.latest = error
     }
 
     /// Throws the latest shortage this thread noted since `mark`, if it noted any.

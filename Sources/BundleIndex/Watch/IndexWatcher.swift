@@ -153,10 +153,14 @@ public final class IndexWatcher {
     /// stamps (directory and parsed-file change times) are unchanged are kept, changed and new ones
     /// scanned, vanished ones removed. After a crash this is what makes the index exact again.
     public func catchUp() throws {
+        // A folder that could not be listed for want of descriptors or memory would be left
+        // unwatched: the watcher stops with the error (`ShortageLog`).
+        let shortages = ShortageLog.mark()
         try setState("catching up")
         for root in roots { tree.watchRecursively(root) }
         for root in roots { noteRootWay(root) }
         reportLimit()
+        try ShortageLog.throwIfNoted(since: shortages)
         // Cookies already in the roots — a sync waiting for this watcher, or one killed before
         // its watcher saw it — are taken out before the catch-up reads the roots, and answered
         // once it has committed: it started after they were made, so it covers every change
@@ -223,6 +227,7 @@ public final class IndexWatcher {
         committed = true
         warnKept(keptUnreadable.sorted(by: byteOrder))
         unwatchUnlinkedTargets()
+        try ShortageLog.throwIfNoted(since: shortages)
         try setState(liveOrDegraded)
         logger.info("caught up", metadata: ["kept": "\(kept)", "scanned": "\(scanned)", "removed": "\(removed)",
                                             "watches": "\(tree.count)",
@@ -249,6 +254,10 @@ public final class IndexWatcher {
         // made since the table was read (while catching up) is handled at once.
         var lookAtMounts = mounts != nil
         while true {
+            // Watches set up while events are recorded, outside a batch's transaction: a folder
+            // that could not be listed for want of descriptors or memory stops the watcher, as a
+            // batch does (`ShortageLog`); its next start watches and catches up again.
+            let shortages = ShortageLog.mark()
             var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: pump.wakeFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: mounts?.fd ?? -1, events: Int16(POLLPRI), revents: 0)]
@@ -269,6 +278,7 @@ public final class IndexWatcher {
                 return
             }
             try applyIfDue()
+            try ShortageLog.throwIfNoted(since: shortages)
         }
     }
 

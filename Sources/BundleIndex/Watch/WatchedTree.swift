@@ -51,7 +51,13 @@ final class WatchedTree {
             guard visited < limit else { return (unreadable, false) }
             visited += 1
             watch(dir)
-            guard let entries = try? DirectoryReader.list(dir, skippedNames: &skipped) else {
+            let entries: [DirectoryEntry]
+            do {
+                entries = try DirectoryReader.list(dir, skippedNames: &skipped)
+            } catch {
+                // Short of descriptors or memory, the folder is not unreadable: the watcher stops
+                // with the error (`IndexWatcher.run`) instead of leaving what is below unwatched.
+                ShortageLog.noteFailure(error)
                 unreadable.append(dir)
                 continue
             }
