@@ -12,7 +12,7 @@ struct StatsCommand: ParsableCommand {
         ISO 8601 time; --json gives the raw numbers (bytes, seconds since 1970, milliseconds).
 
         --detail also says where the bytes go: for each database of the index (meta, bundles, \
-        identifiers, resources, strings) its entries, their key and value bytes and the pages it \
+        identifiers, resources, strings, retired) its entries, their key and value bytes and the pages it \
         takes, and the same per kind of record in the resources and strings databases (directory \
         listings, InfoPlist.strings tables; strings tables and their chunks). It reads every \
         record, so it takes longer on a large index.

@@ -58,7 +58,7 @@ struct ReturningBundleTests {
         #expect(try id(f, "A.app") == a && id(f, "C.app") == nil)
         let store = try IndexStore.openForReading(path: f.indexPath)
         let kept = try store.read { snap in try snap.txn.get(store.retired, key: Array((f.root + "/C.app").utf8)) }
-        #expect(kept == withUnsafeBytes(of: UInt32(c).littleEndian) { Array($0) })
+        #expect(kept?.count == 20 && kept?.prefix(4).elementsEqual(withUnsafeBytes(of: UInt32(c).littleEndian) { Array($0) }) == true)
         // A bundle made where none was before: past every id given.
         try FileManager.default.createDirectory(atPath: f.root + "/D.app", withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: f.root + "/D.app/Info.plist", contents: Data(infoPlist(["CFBundleIdentifier": "d"]).utf8))
@@ -84,21 +84,60 @@ struct ReturningBundleTests {
         #expect(try IndexReader(path: f.indexPath).bundle(atPath: f.root + "/A.app")?.rel("a", "txt") == "a.txt")
     }
 
-    @Test("past the limit, the first path in key order is forgotten")
+    /// The paths `retired` keeps ids for, and how many entries it has (two per path).
+    private func retiredPaths(_ store: IndexStore) throws -> (paths: [String], entries: Int) {
+        try store.read { snap in
+            var paths: [String] = []
+            try snap.txn.scan(store.retired, prefix: Array("/".utf8)) { key, _ in
+                paths.append(String(decoding: key, as: UTF8.self))
+                return true
+            }
+            return (paths, try snap.txn.entryCount(store.retired))
+        }
+    }
+
+    @Test("past the limit, the path retired longest ago is forgotten, whatever its place in key order")
     func limit() throws {
-        let f = try BundleFixture(Self.tree)
+        let f = try BundleFixture(Self.tree.merging(["Z.app/Info.plist": infoPlist(["CFBundleIdentifier": "z"])]) { $1 })
         try f.build()
         let store = try IndexStore.openForWriting(path: f.indexPath)
+        // B, then A (which sorts first), in one commit: A is the newer and stays.
         try store.write { w in
             try w.removeBundle(path: f.root + "/B.app", retiredLimit: 1)
             try w.removeBundle(path: f.root + "/A.app", retiredLimit: 1)
         }
-        let kept = try store.read { snap in
-            var keys: [String] = []
-            try snap.txn.scan(store.retired, prefix: []) { key, _ in keys.append(String(decoding: key, as: UTF8.self)); return true }
-            return keys
-        }
-        #expect(kept == [f.root + "/B.app"])
+        #expect(try retiredPaths(store) == ([f.root + "/A.app"], 2))
+        // In a later commit Z: A goes (before, the first path in key order went, so a path
+        // sorting first was forgotten as soon as it was retired once the limit was reached).
+        try store.write { w in try w.removeBundle(path: f.root + "/Z.app", retiredLimit: 1) }
+        #expect(try retiredPaths(store) == ([f.root + "/Z.app"], 2))
+        try store.write { w in try w.removeBundle(path: f.root + "/Z.app", retiredLimit: 1) }
+    }
+
+    @Test("an id goes back only to a bundle with the same identifiers: a handle never answers another bundle put at its path")
+    func otherBundleAtThePath() throws {
+        let f = try BundleFixture(Self.tree)
+        try f.build()
+        let a = try #require(try id(f, "A.app"))
+        let opened = try #require(try f.reader().bundle(identifier: "a", context: .foundationLinux))
+        try FileManager.default.removeItem(atPath: f.root + "/A.app")
+        try f.build()
+        try f.add(["A.app/Info.plist": infoPlist(["CFBundleIdentifier": "other"]), "A.app/secret.txt": ""])
+        try f.build()
+        let other = try #require(try id(f, "A.app"))
+        #expect(other != a)
+        #expect(try opened.rel("secret", "txt") == nil)
+        // The other bundle leaves and comes back: its own id again, and its handle answers.
+        let openedOther = try #require(try f.reader().bundle(identifier: "other", context: .foundationLinux))
+        let saved = f.root + "-other"
+        try FileManager.default.moveItem(atPath: f.root + "/A.app", toPath: saved)
+        try f.build()
+        try FileManager.default.moveItem(atPath: saved, toPath: f.root + "/A.app")
+        try f.add(["A.app/again.txt": ""])
+        try f.build()
+        #expect(try id(f, "A.app") == other)
+        #expect(try openedOther.rel("again", "txt") == "again.txt" && opened.rel("again", "txt") == nil)
+        #expect(try IndexVerifier.verify(indexPath: f.indexPath, roots: [f.root]) == [])
     }
 
     @Test("a damaged kept id is not given back: the bundle gets a fresh one")
@@ -111,11 +150,12 @@ struct ReturningBundleTests {
         try f.build()
         let store = try IndexStore.openForWriting(path: f.indexPath)
         let key = Array((f.root + "/B.app").utf8)
-        // Too short; an id never given (past the next one); 0, which no bundle has; A's id,
-        // which A's records use.
+        let kept = try #require(try store.read { try $0.txn.get(store.retired, key: key) })
+        func with(id: UInt32) -> [UInt8] { withUnsafeBytes(of: id.littleEndian) { Array($0) } + kept.dropFirst(4) }
+        // Too short (the format 19 of one commit: the id alone); an id never given (past the
+        // next one); 0, which no bundle has; A's id, which A's records use.
         let a = try #require(try id(f, "A.app"))
-        for bad: [UInt8] in [[1, 2, 3], withUnsafeBytes(of: UInt32(999).littleEndian) { Array($0) }, [0, 0, 0, 0],
-                             withUnsafeBytes(of: UInt32(a).littleEndian) { Array($0) }] {
+        for bad: [UInt8] in [Array(kept.prefix(4)), with(id: 999), with(id: 0), with(id: UInt32(a))] {
             try store.write { try $0.txn.put(store.retired, key: key, value: bad) }
             let next = try #require(try store.read { try store.metaU64(.nextBundleID, in: $0.txn) })
             try FileManager.default.moveItem(atPath: saved, toPath: f.root + "/B.app")

@@ -170,6 +170,25 @@ struct StoreTests {
         }
     }
 
+    @Test("an index of a later format with a database this one does not know is replaced by build, not taken for another program's")
+    func laterFormatWithNewDatabase() throws {
+        let f = try BundleFixture(Self.twoBundles)
+        try f.build()
+        do {
+            let env = try LMDBEnvironment(path: f.indexPath, readOnly: false)
+            try env.write { txn in
+                let meta = try #require(try env.openDatabase("meta", in: txn, create: false))
+                let future = try #require(try env.openDatabase("future", in: txn, create: true))
+                try txn.put(future, key: [1], value: [2])
+                try txn.put(meta, key: Array("version".utf8), value: withUnsafeBytes(of: UInt32(99).littleEndian) { Array($0) })
+            }
+        }
+        // Format 18 looked for unknown databases first: "an LMDB environment of another program".
+        let summary = try f.build()
+        #expect(summary.replacedIndex?.contains("format version 99") == true)
+        #expect(try f.reader().bundle(identifier: "a") != nil)
+    }
+
     @Test("a truncated data file is reported as damaged, not mapped")
     func truncated() throws {
         let f = try BundleFixture(Self.twoBundles)

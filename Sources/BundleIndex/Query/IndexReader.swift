@@ -196,7 +196,7 @@ public final class IndexReader: Sendable {
 
     /// One line of `storageUse()`.
     public struct StorageUse: Sendable, Equatable {
-        /// The LMDB database: meta, bundles, identifiers, resources or strings
+        /// The LMDB database: meta, bundles, identifiers, resources, strings or retired
         /// (docs/index-format.md).
         public let database: String
         /// "all" for the whole database, else a kind of record in it ("directory listings",

@@ -4,6 +4,8 @@ package enum MetaKey: String {
     case format, version, nextBundleID, generation, builtAt, buildSeconds, roots
     /// Folders indexed as bundles whatever they hold (`bundleidx build --bundle DIR`).
     case declaredBundles
+    /// The number the next entry of the `retired` database gets (`RetiredIDs`).
+    case retiredSequence
     /// Written by `bundleidx watch`: "catching up", "live", "degraded", "stopped".
     case watchState, watchedDirectories, unwatchedDirectories, watcherPID
 }

@@ -215,12 +215,18 @@ package final class IndexStore: @unchecked Sendable {
             let txn = try LMDBTransaction(environment: env, readOnly: !create)
             defer { txn.abort() }
             // A writer claims only an environment of its own: LMDB's main database names the
-            // named databases, so anything there but bundleidx's own is somebody else's data.
-            if create, let foreign = try env.namedDatabases(in: txn).first(where: { !ownDatabases.contains($0) }) {
+            // named databases, so anything there but bundleidx's own is somebody else's data —
+            // unless its `meta` says it is an index (of another format version, which may have
+            // databases this one does not know: a build must still replace it). Format 18 looked
+            // for databases first, and took format 19's `retired` for another program's.
+            var existingMeta = try env.openDatabase("meta", in: txn, create: false)
+            let claimed = try existingMeta.map { try txn.get($0, key: Array("format".utf8)) == Array(formatName.utf8) } ?? false
+            if create, !claimed, let foreign = try env.namedDatabases(in: txn).first(where: { !ownDatabases.contains($0) }) {
                 throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment of another program "
                                                   + "(it has a database \"\(foreign)\"); bundleidx leaves it alone")
             }
-            let metaDbi = try env.openDatabase("meta", in: txn, create: create)
+            if existingMeta == nil { existingMeta = try env.openDatabase("meta", in: txn, create: create) }
+            let metaDbi = existingMeta
             guard let metaDbi else { throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata") }
             let format = try txn.get(metaDbi, key: Array("format".utf8))
             if let format {

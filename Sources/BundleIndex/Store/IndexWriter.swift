@@ -110,7 +110,7 @@ package struct IndexWriter {
     }
 
     /// Removes a bundle and every record of it (one key range in `resources`), keeping its id
-    /// for its path (`retire`; at most `retiredLimit` paths).
+    /// for its path (`RetiredIDs`; at most `retiredLimit` paths).
     package func removeBundle(path: String, retiredLimit: Int = retiredLimit) throws {
         try writeHeldRecords()
         guard let record = try bundleRecord(path: path) else { return }
@@ -120,34 +120,25 @@ package struct IndexWriter {
             try txn.delete(store.identifiers, key: Array(id.text.utf8), value: Array(path.utf8))
         }
         try txn.delete(store.bundles, key: Array(path.utf8))
-        try retire(id: record.id, path: path, limit: retiredLimit)
+        let sequence = try metaU64(.retiredSequence) ?? 0
+        try setMeta(.retiredSequence, u64: sequence &+ 1)
+        try RetiredIDs(txn: txn, dbi: store.retired)
+            .retire(id: record.id, path: path, identity: RetiredIDs.identity(of: record.identifiers),
+                    sequence: sequence, limit: retiredLimit)
     }
 
-    /// The most ids kept for paths bundles left (about 100 bytes each in the file).
+    /// The most ids kept for paths bundles left (two entries each, about 150 bytes in the file).
     package static let retiredLimit = 65_536
 
-    /// Keeps `id` for `path`, so that a bundle that comes back there gets it again
-    /// (`addBundle`): a reader that opened the bundle before it left holds that id and finds
-    /// the bundle's resources again. Past `retiredLimit` paths, the first one in key order is
-    /// forgotten (a reader holding its id then finds nothing in it until it opens it again).
-    private func retire(id: UInt64, path: String, limit: Int) throws {
-        try txn.put(store.retired, key: Array(path.utf8), value: withUnsafeBytes(of: UInt32(id).littleEndian) { Array($0) })
-        if try txn.entryCount(store.retired) > limit {
-            var first: [UInt8]?
-            try txn.scan(store.retired, prefix: []) { key, _ in first = Array(key); return false }
-            if let first { _ = try txn.delete(store.retired, key: first) }
-        }
-    }
-
-    /// The id a bundle at `path` had before it left the index, taken out of `retired`; nil when
-    /// none is kept, or when what is kept cannot be that id (a damaged value: not 4 bytes, never
-    /// given, or an id records still use): a fresh id is always safe.
-    private func takeRetiredID(path: String) throws -> UInt64? {
-        let key = Array(path.utf8)
-        guard let value = try txn.get(store.retired, key: key) else { return nil }
-        _ = try txn.delete(store.retired, key: key)
-        guard value.count == 4 else { return nil }
-        let id = UInt64(value.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian)
+    /// The id a bundle at `path` with `identifiers` had before it left the index, taken out of
+    /// `retired` (`RetiredIDs`); nil when none is kept, when the bundle kept there had other
+    /// identifiers (another bundle put at its path: a handle opened on the first must not answer
+    /// the second's files), or when what is kept cannot be that id (a damaged value: not 20
+    /// bytes, 0, never given, or an id records still use). A fresh id is always safe.
+    private func takeRetiredID(path: String, identifiers: Set<BytewiseString>) throws -> UInt64? {
+        guard let kept = try RetiredIDs(txn: txn, dbi: store.retired).take(path),
+              kept.identity == RetiredIDs.identity(of: identifiers) else { return nil }
+        let id = kept.id
         guard id > 0, let next = try metaU64(.nextBundleID), id < next else { return nil }
         let prefix = ResourceKey.bundlePrefix(id)
         for dbi in [store.resources, store.strings] {
@@ -187,7 +178,7 @@ package struct IndexWriter {
         var appends = previous == nil
         if let previous {
             id = previous.id
-        } else if let retired = try takeRetiredID(path: bundle.path) {
+        } else if let retired = try takeRetiredID(path: bundle.path, identifiers: BundleRecord.identifiers(of: bundle.infoPlists)) {
             id = retired
             appends = false
         } else {

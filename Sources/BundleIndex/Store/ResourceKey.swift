@@ -112,7 +112,11 @@ package enum Hashing {
     /// paths of `OpenedBundles`), never stored in the index.
     static func memory(_ text: String, seed: UInt64) -> UInt64 { xxh3(text, seed: memorySeed ^ seed) }
 
+    /// A bundle's identifiers as one hash (`RetiredIDs.identity(of:)`), from their encoding.
+    static func retiredIdentity(_ encoded: UnsafeRawBufferPointer) -> UInt64 { xxh3(encoded, seed: retiredSeed) }
+
     private static let checkSeed: UInt64 = 0x6275_6E64_6C65_6964
+    private static let retiredSeed: UInt64 = 0x7265_7469_7265_6400
     private static let memorySeed: UInt64 = 0x6D65_6D6F_7279_0000
     private static let tableSeed: UInt64 = 0x7461_626C_6500_0000
     private static let entryCheckSeed: UInt64 = 0x656E_7472_7900_0000
