@@ -4,6 +4,7 @@
 import Foundation
 import Glibc
 import SystemPackage
+import Logging
 import Testing
 @testable import BundleIndex
 @testable import BundleIndexCore
@@ -51,6 +52,16 @@ struct ShortageTests {
         #expect(call.hasSuffix(path), "\(call)")
     }
 
+    /// `expectShortage` of a call on `folder` or a path below it.
+    static func expectShortage(_ error: any Error, _ code: Errno, within folder: String) {
+        guard case BundleIndexError.system(let call, let errno) = error else {
+            Issue.record("expected a system error, got \(error)")
+            return
+        }
+        #expect(errno == code)
+        #expect(call.contains(" " + folder), "\(call)")
+    }
+
     @Test("a strings table that cannot be opened for want of descriptors stops the build; the index keeps its answers",
           arguments: [EMFILE, ENFILE, ENOMEM])
     func tableShortageStopsBuild(code: Int32) throws {
@@ -82,7 +93,7 @@ struct ShortageTests {
                 }
                 Issue.record("the build succeeded (full: \(full))")
             } catch {
-                Self.expectShortage(error, .noMemory, naming: "")
+                Self.expectShortage(error, .noMemory, within: path)
             }
         }
         // Before: each question answered as for a path not there, and the build went on: a
@@ -169,6 +180,55 @@ struct ShortageTests {
             } catch {
                 Self.expectShortage(error, .tooManyOpenFiles, naming: table)
             }
+        }
+    }
+
+    @Test("a stamp that cannot be read for want of memory never matches, not even a stored 0 (a dangling link's)")
+    func unreadStampNeverMatches() throws {
+        let f = try BundleFixture(["X.bundle/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "x"]),
+                                   "X.bundle/Contents/Resources/a.txt": ""],
+                                  links: ["X.bundle/Contents/Resources/Sub": "../../../outside/Sub"])
+        let bundle = f.root + "/X.bundle"
+        // What a stamp of a link to nothing holds, and what reading it gives: they match.
+        let stamps = [FileStamp(path: "Contents/Resources/Sub", changeTime: 0, inode: 0)]
+        #expect(FileStamp.allMatch(stamps, in: bundle))
+        // Short of memory: before, the failed read gave 0 as well, and the bundle was kept
+        // unchanged by the incremental build's checks ahead of the walk, whose notes nobody asks
+        // (review w28: a target that had appeared stayed out of the index).
+        FileFaults.failing(at: bundle, with: ENOMEM, call: .status) {
+            #expect(!FileStamp.allMatch(stamps, in: bundle))
+        }
+        FileFaults.failing(at: bundle, with: ENOENT, call: .status) {
+            #expect(FileStamp.allMatch(stamps, in: bundle), "a path not there still reads as 0")
+        }
+    }
+
+    @Test("a watcher whose root's stat or real path runs short does not start; a lookup past a link that runs short stops its catch-up")
+    func watcherStartShortage() throws {
+        let f = try BundleFixture(["X.bundle/Contents/Info.plist": infoPlist(["CFBundleIdentifier": "x"])],
+                                  links: ["X.bundle/Contents/Resources": "../../shared/Resources"])
+        try FileManager.default.createDirectory(atPath: f.root + "/shared", withIntermediateDirectories: true)
+        _ = try f.build()
+        let logger = Logger(label: "test.watch", factory: { _ in SwiftLogNoOpLogHandler() })
+        // Before: "no such directory" (exit 4), and a root without a real path was dropped from
+        // the watcher's list of them.
+        do {
+            _ = try FileFaults.failing(at: f.root, with: ENOMEM, call: .status) {
+                try IndexWatcher(roots: [f.root], indexPath: f.indexPath, logger: logger)
+            }
+            Issue.record("the watcher started")
+        } catch {
+            Self.expectShortage(error, .noMemory, naming: f.root)
+        }
+        // The stamp lookups of the link out resolve `shared/Resources`, which is missing: the
+        // watcher watches `shared` for it to appear. Before, an `lstat` of `shared` short of
+        // memory ended the resolution, and no watch waited for the folder.
+        let watcher = try IndexWatcher(roots: [f.root], indexPath: f.indexPath, logger: logger)
+        do {
+            try FileFaults.failing(at: f.root + "/shared", with: ENOMEM, call: .status) { try watcher.catchUp() }
+            Issue.record("the catch-up finished")
+        } catch {
+            Self.expectShortage(error, .noMemory, within: f.root + "/shared")
         }
     }
 

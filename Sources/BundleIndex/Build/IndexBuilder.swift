@@ -38,7 +38,7 @@ public enum IndexBuilder {
         var absolute: [String] = []
         var declaredNow: [String] = []
         for root in roots + declared {
-            let path = try directory(root, currentDirectory: cwd)
+            let path = try FileSystem.rootDirectory(root, currentDirectory: cwd)
             absolute.append(path)
             if absolute.count > roots.count { declaredNow.append(path) }
         }
@@ -161,23 +161,6 @@ extension IndexBuilder {
     static func watched(_ path: String) -> BundleIndexError {
         .busy(path: path, reason: "a bundleidx watch keeps this index up to date; "
               + "let it apply changes (bundleidx sync ROOT waits for them) or stop it to build")
-    }
-
-    /// `root` made absolute, when it names a directory (a link to one counts); else the bad
-    /// input it is. Made absolute, "" would be the current directory: an unset variable in a
-    /// script (`bundleidx build "$ROOT"`) must not index, or verify, wherever the script runs.
-    static func directory(_ root: String, currentDirectory cwd: String) throws -> String {
-        guard !root.isEmpty else { throw BundleIndexError.emptyPath }
-        let path = PathText.absolute(root, currentDirectory: cwd)
-        var st = stat()
-        guard FileSystem.statNoting(path, &st) else {
-            // Short of memory is no answer about the path.
-            let code = errno
-            if FileSystem.isShortage(code) { throw FileSystem.shortage("stat", path, code) }
-            throw BundleIndexError.badInput(path: root, reason: "no such directory")
-        }
-        guard st.st_mode & S_IFMT == S_IFDIR else { throw BundleIndexError.badInput(path: root, reason: "not a directory") }
-        return path
     }
 
     /// What a build did (`bundleidx build` prints it).

@@ -23,7 +23,7 @@ public enum IndexVerifier {
         // Roots named by the caller must be directories, as for a build: a mistyped one found
         // no bundle, and the index "matched the disk". The index's own roots may be gone: their
         // bundles are then differences.
-        let given = try roots.map { try $0.map { try IndexBuilder.directory($0, currentDirectory: cwd) } }
+        let given = try roots.map { try $0.map { try FileSystem.rootDirectory($0, currentDirectory: cwd) } }
         var differences: [Difference] = []
         try store.read { snap in
             // A read without the lock file runs again when two commits overtook it.

@@ -22,18 +22,30 @@ final class BundleFolder {
     private let owned: Bool
     /// The bundle's name in its parent, when `fd` is the parent's.
     private let name: String
+    #if DEBUG
+    /// The bundle's path, for the test seam (`FileFaults`).
+    private let path: String
+    #endif
+
     init?(_ path: String) {
         fd = open(path, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 { return nil }
         owned = true
         name = ""
+        #if DEBUG
+        self.path = path
+        #endif
     }
 
-    /// The bundle called `name` in the folder open as `parent` (kept open by its owner).
-    fileprivate init(parent: Int32, name: String) {
+    /// The bundle called `name` in the folder open as `parent` (kept open by its owner), at
+    /// `path`.
+    fileprivate init(parent: Int32, name: String, path: String) {
         fd = parent
         owned = false
         self.name = name
+        #if DEBUG
+        self.path = path
+        #endif
     }
 
     deinit {
@@ -140,6 +152,12 @@ final class BundleFolder {
     /// the time unrecorded.
     private func stamp(_ relative: String, recording: Bool = true) -> FileSystem.Stamp {
         var st = stat()
+        #if DEBUG
+        if let code = FileFaults.code(for: .status, at: PathText.absolute(relative, in: path)) {
+            errno = code
+            return Self.read(-1, st, relative)
+        }
+        #endif
         let rc: Int32
         if let linked, let below = Self.offset(of: relative, below: linked.name) {
             if let below {
@@ -147,8 +165,7 @@ final class BundleFolder {
             } else {
                 rc = fstatat(linked.fd, "", &st, Self.emptyPath)
             }
-            if rc != 0 { ShortageLog.noteFailure("stat", relative) }
-            let read: FileSystem.Stamp = rc == 0 ? FileSystem.stamp(st) : (0, 0)
+            let read = Self.read(rc, st, relative)
             if recording, linkedFolder != nil {
                 relative.withUTF8Bytes { bytes in
                     let start = below ?? bytes.count
@@ -165,9 +182,24 @@ final class BundleFolder {
         } else {
             rc = Self.withJoined(name, relative) { fstatat(fd, $0, &st, 0) }
         }
-        if rc != 0 { ShortageLog.noteFailure("stat", PathText.join(name, relative)) }
-        return rc == 0 ? FileSystem.stamp(st) : (0, 0)
+        return Self.read(rc, st, PathText.join(name, relative))
     }
+
+    /// What a `stat` that returned `rc` read: the stamp; (0, 0) when there is nothing to read
+    /// (what a stamp of something missing holds too); `unread` when the process or the system ran
+    /// short (`FileSystem.isShortage`, noted for the thread): the incremental build's checks ahead
+    /// of the walk run on a thread whose notes nobody asks, and (0, 0) matched a stored stamp
+    /// of 0 — a dangling link's, a tree not there yet — so a bundle whose link target had
+    /// appeared was kept as it was (review w28).
+    private static func read(_ rc: Int32, _ st: stat, _ path: @autoclosure () -> String) -> FileSystem.Stamp {
+        if rc == 0 { return FileSystem.stamp(st) }
+        let code = errno
+        ShortageLog.noteFailure("stat", path())
+        return FileSystem.isShortage(code) ? unread : (0, 0)
+    }
+
+    /// No stored stamp has this time: it never matches.
+    static let unread: FileSystem.Stamp = (.max, .max)
 
     /// `body` given `first/second` as a C string (a stamp's path below the parent folder),
     /// assembled on the stack: joining the two as Strings allocated once per stamp.
@@ -244,7 +276,7 @@ final class ParentFolders {
         guard let (fd, name) = parent(of: bundle) else {
             return bundle.utf8.contains(UInt8(ascii: "/")) && bundle.utf8.count > 1 ? nil : BundleFolder(bundle)
         }
-        return BundleFolder(parent: fd, name: name)
+        return BundleFolder(parent: fd, name: name, path: bundle)
     }
 
     /// The folder holding `bundle`, open until another one is asked for, and the bundle's name

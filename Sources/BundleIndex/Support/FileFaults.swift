@@ -29,7 +29,7 @@ package enum FileFaults {
         return try body()
     }
 
-    static func code(for call: Call, at path: String) -> Int32? {
+    package static func code(for call: Call, at path: String) -> Int32? {
         failing.withLock { faults in
             guard let i = faults.firstIndex(where: { $0.call == call && $0.remaining > 0 && PathText.isSameOrInside(path, $0.path) })
             else { return nil }

@@ -96,6 +96,24 @@ package enum FileSystem {
         return "/" + resolved.joined(separator: "/")
     }
 
+    /// `root` made absolute, when it names a directory (a link to one counts); else the bad
+    /// input it is (a root to build, verify or watch). Made absolute, "" would be the current
+    /// directory: an unset variable in a script (`bundleidx build "$ROOT"`) must not index, or
+    /// verify, wherever the script runs. A `stat` short of memory is that error, not "no such
+    /// directory".
+    package static func rootDirectory(_ root: String, currentDirectory cwd: String) throws(BundleIndexError) -> String {
+        guard !root.isEmpty else { throw .emptyPath }
+        let path = PathText.absolute(root, currentDirectory: cwd)
+        var st = stat()
+        guard statNoting(path, &st) else {
+            let code = errno
+            if isShortage(code) { throw shortage("stat", path, code) }
+            throw .badInput(path: root, reason: "no such directory")
+        }
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw .badInput(path: root, reason: "not a directory") }
+        return path
+    }
+
     /// A directory and not a link to one (`lstat`).
     package static func isRealDirectory(_ path: String) -> Bool {
         var st = stat()

@@ -111,14 +111,13 @@ public final class IndexWatcher {
     /// for `roots`, which must be directories. Nothing is watched or scanned until `catchUp()`.
     public init(roots: [String], indexPath: String, options: Options = Options(), logger: Logger) throws {
         let cwd = ProcessEnvironment.currentDirectory()
-        var absolute: [String] = []
-        for r in roots {
-            let path = PathText.absolute(r, currentDirectory: cwd)
-            guard FileSystem.isDirectory(path) else { throw BundleIndexError.badInput(path: r, reason: "no such directory") }
-            absolute.append(path)
-        }
+        // As for a build: "" is no root, and a `stat` short of memory is that error, not "no such
+        // directory"; a root's real path that could not be read for want of memory stops here.
+        let shortages = ShortageLog.mark()
+        let absolute = try roots.map { try FileSystem.rootDirectory($0, currentDirectory: cwd) }
         self.roots = absolute.sorted(by: byteOrder)
         self.realRoots = Self.realPaths(of: self.roots)
+        try ShortageLog.throwIfNoted(since: shortages)
         self.store = try IndexStore.openForWriting(path: indexPath)
         self.ownership = try Self.claim(indexPath)
         self.options = options

@@ -76,7 +76,7 @@ enum StampLookups {
                 note(folder, c)
                 let path = PathText.child(c, of: folder)
                 var st = stat()
-                guard lstat(path, &st) == 0 else { return nil }
+                guard FileSystem.lstatNoting(path, &st) else { return nil }
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR:
                     folder = path
@@ -106,7 +106,10 @@ enum StampLookups {
     static func leaving(_ paths: [String], of bundle: String) -> [String] {
         guard paths.contains(where: { !$0.isEmpty }) else { return [] }
         let fd = open(bundle, FileSystem.openPath | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
+        guard fd >= 0 else {
+            ShortageLog.noteFailure("open", bundle)
+            return []
+        }
         defer { close(fd) }
         // Relative folders of the bundle known to be real folders ("" is the bundle).
         var folders: PathSet = [""]
@@ -119,7 +122,10 @@ enum StampLookups {
                 if folders.contains(prefix) { continue }
                 var st = stat()
                 // Missing, it can appear only by an event in a folder of the bundle.
-                guard fstatat(fd, prefix, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
+                guard fstatat(fd, prefix, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    ShortageLog.noteFailure("lstat", PathText.child(prefix, of: bundle))
+                    return false
+                }
                 switch st.st_mode & S_IFMT {
                 case S_IFLNK: return true
                 case S_IFDIR: folders.insert(prefix)

@@ -107,7 +107,9 @@ final class WatchedTree {
             unwatched.insert(dir)
         } catch {
             // ENOENT/ENOTDIR: gone again already (or renamed before we got here: the scan
-            // that follows the rename finds it, see IndexWatcher.watchScanned).
+            // that follows the rename finds it, see IndexWatcher.watchScanned). Short of kernel
+            // memory, the folder is not gone: noted, and the watcher stops (`IndexWatcher.run`).
+            ShortageLog.noteFailure(error)
         }
         return false
     }
