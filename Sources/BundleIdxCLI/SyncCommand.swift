@@ -13,8 +13,10 @@ struct SyncCommand: ParsableCommand {
         waits until the watcher has committed the batch that contains it. Afterwards a query \
         sees every change made before `sync` started. A sync that times out exits with status 5.
 
-        With --index, ROOT must lie in one of that index's roots: a sync aimed at the wrong \
-        index fails at once instead of waiting for its timeout.
+        With --index, ROOT must lie in one of that index's roots and a watcher must keep that \
+        index: a sync aimed at the wrong index, or at one no watcher keeps (none started, or \
+        the watcher stopped while the sync waited), fails at once (status 4 and 5) instead of \
+        waiting for its timeout.
 
         Example:
           cp -r Build/New.bundle Examples/ && bundleidx sync Examples
@@ -41,8 +43,26 @@ struct SyncCommand: ParsableCommand {
     }
 
     func run() throws {
-        if let index { try Self.checkRoot(root, isIn: IndexOptions.openReader(at: index)) }
-        do { try IndexWatcher.sync(root: root, timeout: timeout) } catch { throw ExitStatus.reporting(error) }
+        guard let index else {
+            do { try IndexWatcher.sync(root: root, timeout: timeout) } catch { throw ExitStatus.reporting(error) }
+            return
+        }
+        let reader = try IndexOptions.openReader(at: index)
+        try Self.checkRoot(root, isIn: reader)
+        let watched = { IndexStore.hasLiveWatcher(path: reader.path) }
+        let answered: Bool
+        if watched() {
+            do { answered = try IndexWatcher.sync(root: root, timeout: timeout, whileWatched: watched) } catch {
+                throw ExitStatus.reporting(error)
+            }
+        } else {
+            answered = false
+        }
+        guard answered else {
+            printError("no bundleidx watch keeps the index at \(reader.path) (none runs, or it stopped: its error says why); "
+                       + "nothing applies the changes: start one with bundleidx watch ROOT --index \(reader.path)")
+            throw ExitStatus.other
+        }
     }
 
     /// Exits 4 unless `root` is at or below one of the roots `reader`'s index was built from.

@@ -112,10 +112,45 @@ struct CLIReadabilityTests {
         defer { try? FileManager.default.removeItem(atPath: other) }
         let wrong = try run([bundleidxBinary, "sync", other, "--index", f.indexPath, "--timeout", "30"])
         #expect(wrong.status == 4 && wrong.stderr.contains("is not in a root of the index"), "\(wrong.status) \(wrong.stderr)")
-        // Inside a root, with no watcher running: the usual timeout (exit 5).
-        let waited = try run([bundleidxBinary, "sync", f.root + "/Phone.app", "--index", f.indexPath, "--timeout", "0.2"])
-        #expect(waited.status == 5, "\(waited.status) \(waited.stderr)")
+        // Inside a root, with no watcher keeping the index: exit 5 at once, saying so (before,
+        // it waited for the whole timeout and said it had timed out).
+        let started = monotonicSeconds()
+        let waited = try run([bundleidxBinary, "sync", f.root + "/Phone.app", "--index", f.indexPath, "--timeout", "30"])
+        #expect(waited.status == 5 && waited.stderr.contains("no bundleidx watch keeps the index"), "\(waited.status) \(waited.stderr)")
+        #expect(monotonicSeconds() - started < 10)
         #expect(try run([bundleidxBinary, "sync", f.root, "--index", f.root + "/no-index", "--timeout", "0.2"]).status == 3)
+    }
+
+    @Test("sync --index: a watcher that stops while a sync waits ends the sync at once (exit 5)")
+    func syncSeesTheWatcherStop() throws {
+        let f = try CLITests.fixture()
+        try f.build()
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        watcher.arguments = ["watch", f.root, "--index", f.indexPath]
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { kill(watcher.processIdentifier, SIGKILL); watcher.waitUntilExit() }
+        var synced = false
+        for _ in 0..<100 where !synced {
+            synced = (try? run([bundleidxBinary, "sync", f.root, "--index", f.indexPath, "--timeout", "1"]).status) == 0
+        }
+        #expect(synced, "the watcher answers sync")
+        // Stopped, the watcher answers nothing: the sync waits; killed, it leaves the index.
+        kill(watcher.processIdentifier, SIGSTOP)
+        let sync = Process()
+        sync.executableURL = URL(fileURLWithPath: bundleidxBinary)
+        sync.arguments = ["sync", f.root, "--index", f.indexPath, "--timeout", "30"]
+        let errors = Pipe()
+        sync.standardError = errors
+        let started = monotonicSeconds()
+        try sync.run()
+        usleep(300_000)
+        kill(watcher.processIdentifier, SIGKILL)
+        sync.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(sync.terminationStatus == 5 && message.contains("no bundleidx watch keeps the index"), "\(message)")
+        #expect(monotonicSeconds() - started < 10, "before, it waited for its 30 s")
     }
 
     @Test("localizations: control characters escaped on a terminal, the localizations NUL-terminated with -0")

@@ -17,6 +17,12 @@ extension IndexWatcher {
     /// try IndexWatcher.sync(root: "/apps")   // a running `bundleidx watch /apps` applied it
     /// ```
     public static func sync(root: String, timeout: Double = 10) throws {
+        _ = try sync(root: root, timeout: timeout, whileWatched: nil)
+    }
+
+    /// `sync(root:timeout:)` that stops waiting when `watched` says the watcher is gone (asked
+    /// every 64 polls, about every 40 ms): false then, true when the watcher answered.
+    package static func sync(root: String, timeout: Double, whileWatched watched: (() -> Bool)?) throws -> Bool {
         guard timeout.isFinite && timeout > 0 else {
             throw BundleIndexError.badInput(path: root, reason: "a sync timeout must be a positive number of seconds, not \(timeout)")
         }
@@ -29,6 +35,10 @@ extension IndexWatcher {
                 throw BundleIndexError.syncTimedOut(root: root, seconds: timeout)
             }
             polls += 1
+            if polls % 64 == 0, let watched, !watched() {
+                cookie.remove()
+                return false
+            }
             // The root now names another folder (a link made to lead elsewhere): the watcher
             // takes cookies by the path its events name, which no longer leads to this one.
             // A cookie in the new folder comes after every event of the old one in the
@@ -42,6 +52,7 @@ extension IndexWatcher {
         }
         // Gone already, unless the watcher could write to the cookie but not remove it.
         cookie.remove()
+        return true
     }
 
     /// A sync cookie, made, looked for and removed in the folder its root named when it was
