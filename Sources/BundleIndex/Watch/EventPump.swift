@@ -10,6 +10,8 @@ import Synchronization
 final class EventPump: @unchecked Sendable {
     private let inotify: Inotify
     private let buffer = Mutex<[Inotify.Event]>([])
+    /// Why the queue could no longer be read; `take` throws it.
+    private let failure = Mutex<(any Error)?>(nil)
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     /// Readable when events are waiting in memory.
@@ -43,9 +45,19 @@ final class EventPump: @unchecked Sendable {
                 }
                 var fd = pollfd(fd: inotify.fd, events: Int16(POLLIN), revents: 0)
                 guard poll(&fd, 1, 100) > 0 else { continue }
-                guard let events = try? inotify.readEvents(), !events.isEmpty else { continue }
-                buffer.withLock { $0 += events }
                 var b: UInt8 = 1
+                let events: [Inotify.Event]
+                do {
+                    events = try inotify.readEvents()
+                } catch {
+                    // Events were lost with the read: the watcher stops with the error (its next
+                    // start catches up), where it went on without them and the index went stale.
+                    failure.withLock { $0 = error }
+                    _ = write(wakeWriteFD, &b, 1)
+                    return
+                }
+                guard !events.isEmpty else { continue }
+                buffer.withLock { $0 += events }
                 _ = write(wakeWriteFD, &b, 1)
             }
         }
@@ -57,10 +69,11 @@ final class EventPump: @unchecked Sendable {
         done.wait()
     }
 
-    /// Everything read so far, in queue order.
-    func take() -> [Inotify.Event] {
+    /// Everything read so far, in queue order; throws once the queue could not be read.
+    func take() throws -> [Inotify.Event] {
         var sink = [UInt8](repeating: 0, count: 256)
         while read(wakeFD, &sink, sink.count) > 0 {}
+        if let error = failure.withLock({ $0 }) { throw error }
         return buffer.withLock { events in
             defer { events = [] }
             return events
