@@ -49,7 +49,8 @@ struct SyncCommand: ParsableCommand {
         }
         let reader = try IndexOptions.openReader(at: index)
         try Self.checkRoot(root, isIn: reader)
-        let watched = { IndexStore.hasLiveWatcher(path: reader.path) }
+        // A lock this process may not open (another user's watcher) is not "no watcher".
+        let watched = { IndexStore.watcherKeeps(path: reader.path) != false }
         let answered: Bool
         if watched() {
             do { answered = try IndexWatcher.sync(root: root, timeout: timeout, whileWatched: watched) } catch {

@@ -51,10 +51,16 @@ extension IndexStore {
 
     /// `hasLiveWatcher()` of the index folder at `path`, asked without opening the index (a
     /// build must not replace an index a watcher keeps, damaged or not).
-    package static func hasLiveWatcher(path: String) -> Bool {
+    package static func hasLiveWatcher(path: String) -> Bool { watcherKeeps(path: path) == true }
+
+    /// Whether a `bundleidx watch` keeps the index folder at `path`: nil when this process
+    /// cannot tell (`watch.lock` is there but may not be opened by it: a watcher of another user
+    /// with a restrictive umask).
+    package static func watcherKeeps(path: String) -> Bool? {
         let fd = open(path + "/watch.lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return errno == ENOENT ? false : nil }
         defer { close(fd) }
-        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 { return false }
+        return errno == EWOULDBLOCK ? true : nil
     }
 }
