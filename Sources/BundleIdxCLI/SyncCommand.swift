@@ -13,10 +13,11 @@ struct SyncCommand: ParsableCommand {
         waits until the watcher has committed the batch that contains it. Afterwards a query \
         sees every change made before `sync` started. A sync that times out exits with status 5.
 
-        With --index, ROOT must lie in one of that index's roots and a watcher must keep that \
-        index: a sync aimed at the wrong index, or at one no watcher keeps (none started, or \
-        the watcher stopped while the sync waited), fails at once (status 4 and 5) instead of \
-        waiting for its timeout.
+        With --index, ROOT must lie in one of that index's roots (else it fails at once, status \
+        4), and the sync also watches for the index's watcher: when the watcher that kept the \
+        index stops while the sync waits, the sync ends at once (status 5); when no watcher \
+        kept it by the timeout, the sync says so (status 5). A watcher still starting is \
+        waited for.
 
         Example:
           cp -r Build/New.bundle Examples/ && bundleidx sync Examples
@@ -51,19 +52,21 @@ struct SyncCommand: ParsableCommand {
         try Self.checkRoot(root, isIn: reader)
         // A lock this process may not open (another user's watcher) is not "no watcher".
         let watched = { IndexStore.watcherKeeps(path: reader.path) != false }
-        let answered: Bool
-        if watched() {
-            do { answered = try IndexWatcher.sync(root: root, timeout: timeout, whileWatched: watched) } catch {
-                throw ExitStatus.reporting(error)
-            }
-        } else {
-            answered = false
+        let outcome: IndexWatcher.SyncOutcome
+        do { outcome = try IndexWatcher.sync(root: root, timeout: timeout, whileWatched: watched) } catch {
+            throw ExitStatus.reporting(error)
         }
-        guard answered else {
-            printError("no bundleidx watch keeps the index at \(reader.path) (none runs, or it stopped: its error says why); "
-                       + "nothing applies the changes: start one with bundleidx watch ROOT --index \(reader.path)")
-            throw ExitStatus.other
+        switch outcome {
+        case .answered:
+            return
+        case .watcherStopped:
+            printError("the bundleidx watch that kept the index at \(reader.path) stopped before it applied the changes "
+                       + "(its own error says why); start it again with bundleidx watch ROOT --index \(reader.path)")
+        case .noWatcher:
+            printError("no bundleidx watch kept the index at \(reader.path) while the sync waited (\(timeout) s): nothing "
+                       + "applied the changes; start one with bundleidx watch ROOT --index \(reader.path)")
         }
+        throw ExitStatus.other
     }
 
     /// Exits 4 unless `root` is at or below one of the roots `reader`'s index was built from.

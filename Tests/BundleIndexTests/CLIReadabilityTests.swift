@@ -112,12 +112,10 @@ struct CLIReadabilityTests {
         defer { try? FileManager.default.removeItem(atPath: other) }
         let wrong = try run([bundleidxBinary, "sync", other, "--index", f.indexPath, "--timeout", "30"])
         #expect(wrong.status == 4 && wrong.stderr.contains("is not in a root of the index"), "\(wrong.status) \(wrong.stderr)")
-        // Inside a root, with no watcher keeping the index: exit 5 at once, saying so (before,
-        // it waited for the whole timeout and said it had timed out).
-        let started = monotonicSeconds()
-        let waited = try run([bundleidxBinary, "sync", f.root + "/Phone.app", "--index", f.indexPath, "--timeout", "30"])
-        #expect(waited.status == 5 && waited.stderr.contains("no bundleidx watch keeps the index"), "\(waited.status) \(waited.stderr)")
-        #expect(monotonicSeconds() - started < 10)
+        // Inside a root, with no watcher keeping the index: exit 5 after the timeout, saying so
+        // (a watcher still starting is waited for: syncWhileTheWatcherStarts).
+        let waited = try run([bundleidxBinary, "sync", f.root + "/Phone.app", "--index", f.indexPath, "--timeout", "0.3"])
+        #expect(waited.status == 5 && waited.stderr.contains("no bundleidx watch kept the index"), "\(waited.status) \(waited.stderr)")
         #expect(try run([bundleidxBinary, "sync", f.root, "--index", f.root + "/no-index", "--timeout", "0.2"]).status == 3)
     }
 
@@ -149,8 +147,31 @@ struct CLIReadabilityTests {
         kill(watcher.processIdentifier, SIGKILL)
         sync.waitUntilExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(sync.terminationStatus == 5 && message.contains("no bundleidx watch keeps the index"), "\(message)")
+        #expect(sync.terminationStatus == 5 && message.contains("stopped before it applied the changes"), "\(message)")
         #expect(monotonicSeconds() - started < 10, "before, it waited for its 30 s")
+    }
+
+    @Test("sync --index right after a watcher was started waits for it to start and is answered; the watcher runs on")
+    func syncWhileTheWatcherStarts() throws {
+        let f = try CLITests.fixture()
+        try f.build()
+        for round in 0..<3 {
+            let watcher = Process()
+            watcher.executableURL = URL(fileURLWithPath: bundleidxBinary)
+            watcher.arguments = ["watch", f.root, "--index", f.indexPath]
+            let errors = Pipe()
+            watcher.standardError = errors
+            try watcher.run()
+            // Before: "no bundleidx watch keeps the index" in 3 of 5 runs (review w29), and the
+            // sync's look at the lock could make the starting watcher take it for another's.
+            let synced = try run([bundleidxBinary, "sync", f.root, "--index", f.indexPath, "--timeout", "20"])
+            #expect(synced.status == 0, "round \(round): \(synced.stderr)")
+            #expect(watcher.isRunning, "round \(round)")
+            watcher.interrupt()
+            watcher.waitUntilExit()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(!said.contains("another bundleidx watch"), "\(said)")
+        }
     }
 
     @Test("localizations: control characters escaped on a terminal, the localizations NUL-terminated with -0")

@@ -340,7 +340,7 @@ package struct IndexSnapshot {
         for (name, dbi) in databases {
             var kinds: [String: (entries: Int, bytes: Int)] = [:]
             try txn.scan(dbi, prefix: []) { key, value in
-                let kind = Self.recordKind(database: name, value: value)
+                let kind = Self.recordKind(database: name, key: key, value: value)
                 kinds[kind, default: (0, 0)].entries += 1
                 kinds[kind, default: (0, 0)].bytes += key.count + value.count
                 return true
@@ -354,9 +354,11 @@ package struct IndexSnapshot {
         return out
     }
 
-    /// What a record of `database` is, by its value's first byte (docs/index-format.md).
-    private static func recordKind(database: String, value: UnsafeRawBufferPointer) -> String {
+    /// What a record of `database` is, by its value's first byte (by its key's in `retired`; docs/index-format.md).
+    private static func recordKind(database: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> String {
         if database == "strings" { return StringsRecords.kind(of: value) }
+        // Two entries per path a bundle left (`RetiredIDs`).
+        if database == "retired" { return key.first == 0 ? "retirements by age" : "ids kept by path" }
         guard database == "resources", let tag = value.first else { return "records" }
         switch tag {
         case RecordTag.directory.rawValue: return "directory listings"

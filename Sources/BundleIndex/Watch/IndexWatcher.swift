@@ -100,9 +100,17 @@ public final class IndexWatcher {
             close(fd)
             throw BundleIndexError.insecure(path: indexPath, reason: "watch.lock is not a regular file")
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            throw BundleIndexError.busy(path: indexPath, reason: "another bundleidx watch keeps this index; stop it first")
+        // `sync --index` and `build` ask whether a watcher holds the lock by taking it shared
+        // for an instant: a watcher starting then must not take that for another watcher (it
+        // exited 5). A watcher holds it for its life, so 50 ms of retries tell the two apart.
+        var tries = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            tries += 1
+            guard errno == EWOULDBLOCK, tries < 50 else {
+                close(fd)
+                throw BundleIndexError.busy(path: indexPath, reason: "another bundleidx watch keeps this index; stop it first")
+            }
+            usleep(1_000)
         }
         return fd
     }

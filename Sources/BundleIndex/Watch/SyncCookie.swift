@@ -20,24 +20,43 @@ extension IndexWatcher {
         _ = try sync(root: root, timeout: timeout, whileWatched: nil)
     }
 
-    /// `sync(root:timeout:)` that stops waiting when `watched` says the watcher is gone (asked
-    /// every 64 polls, about every 40 ms): false then, true when the watcher answered.
-    package static func sync(root: String, timeout: Double, whileWatched watched: (() -> Bool)?) throws -> Bool {
+    /// How a `sync(root:timeout:whileWatched:)` ended, but by a timeout with a watcher.
+    package enum SyncOutcome: Equatable {
+        /// A watcher applied everything before the call.
+        case answered
+        /// The watcher `watched` saw keeping the index stopped before it answered.
+        case watcherStopped
+        /// The time ran out and `watched` never saw a watcher.
+        case noWatcher
+    }
+
+    /// `sync(root:timeout:)` that also asks `watched` whether a watcher keeps the index (at the
+    /// start and about every 40 ms): once one was seen, its end ends the wait; when none was
+    /// seen by the deadline, that is the outcome instead of a timeout. A watcher that has not
+    /// taken its lock yet (starting) is waited for, as without `watched`.
+    package static func sync(root: String, timeout: Double, whileWatched watched: (() -> Bool)?) throws -> SyncOutcome {
         guard timeout.isFinite && timeout > 0 else {
             throw BundleIndexError.badInput(path: root, reason: "a sync timeout must be a positive number of seconds, not \(timeout)")
         }
         let deadline = monotonicSeconds() + timeout
         var cookie = try Cookie(in: root)
         var polls = 0
+        var seen = watched?() ?? false
         while !cookie.isAnswered {
             if monotonicSeconds() > deadline {
                 cookie.remove()
+                if watched != nil && !seen { return .noWatcher }
                 throw BundleIndexError.syncTimedOut(root: root, seconds: timeout)
             }
             polls += 1
-            if polls % 64 == 0, let watched, !watched() {
-                cookie.remove()
-                return false
+            if polls % 64 == 0, let watched {
+                let now = watched()
+                // Answered just before it stopped: a success.
+                if seen && !now && !cookie.isAnswered {
+                    cookie.remove()
+                    return .watcherStopped
+                }
+                seen = seen || now
             }
             // The root now names another folder (a link made to lead elsewhere): the watcher
             // takes cookies by the path its events name, which no longer leads to this one.
@@ -52,7 +71,7 @@ extension IndexWatcher {
         }
         // Gone already, unless the watcher could write to the cookie but not remove it.
         cookie.remove()
-        return true
+        return .answered
     }
 
     /// A sync cookie, made, looked for and removed in the folder its root named when it was
