@@ -15,14 +15,19 @@ final class MountTable {
         fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         mounts = []
-        mounts = read()
+        guard let table = read() else {
+            close(fd)
+            return nil
+        }
+        mounts = table
     }
 
     deinit { close(fd) }
 
     /// The mount points whose mounts came or went since the last look (real paths).
     func changes() -> [String] {
-        let now = read()
+        // A table read only in part would show every mount past the failure as gone.
+        guard let now = read() else { return [] }
         let changed = now.symmetricDifference(mounts)
         mounts = now
         var points: [String] = []
@@ -35,15 +40,20 @@ final class MountTable {
     }
 
     /// "id<TAB>mount point" for every line; the file read from its start (which re-arms the
-    /// `POLLPRI` notice).
-    private func read() -> Set<String> {
+    /// `POLLPRI` notice). Nil when a read fails (a shortage is noted: `ShortageLog`, the
+    /// watcher stops).
+    private func read() -> Set<String>? {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         lseek(fd, 0, SEEK_SET)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+            if n < 0 {
+                ShortageLog.noteFailure("read", "/proc/self/mountinfo")
+                return nil
+            }
+            if n == 0 { break }
             bytes += chunk[..<n]
         }
         var out: Set<String> = []
