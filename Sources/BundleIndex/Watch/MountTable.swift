@@ -12,13 +12,15 @@ final class MountTable {
     private var mounts: Set<String>
 
     init?() {
-        fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        let fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        mounts = []
-        guard let table = read() else {
+        // Closed here, before the properties are set: an init that fails after that runs
+        // `deinit`, which would close it a second time.
+        guard let table = Self.read(fd) else {
             close(fd)
             return nil
         }
+        self.fd = fd
         mounts = table
     }
 
@@ -27,7 +29,7 @@ final class MountTable {
     /// The mount points whose mounts came or went since the last look (real paths).
     func changes() -> [String] {
         // A table read only in part would show every mount past the failure as gone.
-        guard let now = read() else { return [] }
+        guard let now = Self.read(fd) else { return [] }
         let changed = now.symmetricDifference(mounts)
         mounts = now
         var points: [String] = []
@@ -42,7 +44,7 @@ final class MountTable {
     /// "id<TAB>mount point" for every line; the file read from its start (which re-arms the
     /// `POLLPRI` notice). Nil when a read fails (a shortage is noted: `ShortageLog`, the
     /// watcher stops).
-    private func read() -> Set<String>? {
+    private static func read(_ fd: Int32) -> Set<String>? {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         lseek(fd, 0, SEEK_SET)
