@@ -148,10 +148,7 @@ enum DirectoryReader {
     private static func flags(of type: UInt8, name: String, in dirFD: Int32) -> DirectoryEntry.Flags {
         func linkFlags() -> DirectoryEntry.Flags {
             var st = stat()
-            guard fstatat(dirFD, name, &st, 0) == 0 else {
-                ShortageLog.noteFailure("stat", name)
-                return .symlink
-            }
+            guard FileSystem.fstatatNoting(dirFD, name, &st, path: name) else { return .symlink }
             return st.st_mode & S_IFMT == S_IFDIR ? [.symlink, .symlinkToDirectory] : .symlink
         }
         switch Int32(type) {
@@ -159,10 +156,7 @@ enum DirectoryReader {
         case Int32(DT_LNK): return linkFlags()
         case Int32(DT_UNKNOWN):
             var st = stat()
-            guard fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-                ShortageLog.noteFailure("lstat", name)
-                return []
-            }
+            guard FileSystem.fstatatNoting(dirFD, name, &st, flags: AT_SYMLINK_NOFOLLOW, path: name) else { return [] }
             if st.st_mode & S_IFMT == S_IFDIR { return .directory }
             if st.st_mode & S_IFMT == S_IFLNK { return linkFlags() }
             return []

@@ -32,8 +32,7 @@ enum LinkStamps {
                 if !paths.contains(where: { sameBytes($0, folder) }) { paths.append(folder) }
             }
             var st = stat()
-            guard fstatat(dirFD, target, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-                ShortageLog.noteFailure("lstat", target)
+            guard FileSystem.fstatatNoting(dirFD, target, &st, flags: AT_SYMLINK_NOFOLLOW, path: target) else {
                 // Nothing there (yet) ends the chain; any other error leaves it unknown.
                 return errno == ENOENT || errno == ENOTDIR ? paths : [name]
             }
@@ -54,8 +53,7 @@ enum LinkStamps {
         mutating func add(of name: String, in dirFD: Int32) {
             for path in LinkStamps.paths(of: name, in: dirFD) where seen.insert(path).inserted {
                 var st = stat()
-                var read: FileSystem.Stamp = (0, 0)
-                if fstatat(dirFD, path, &st, 0) == 0 { read = FileSystem.stamp(st) } else { ShortageLog.noteFailure("stat", path) }
+                let read: FileSystem.Stamp = FileSystem.fstatatNoting(dirFD, path, &st, path: path) ? FileSystem.stamp(st) : (0, 0)
                 stamps.append((path, read.changeTime, read.inode))
             }
         }

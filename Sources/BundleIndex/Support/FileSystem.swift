@@ -164,6 +164,15 @@ package enum FileSystem {
         return false
     }
 
+    /// `fstatat(2)` of `name` in the folder open as `fd` (`lstat`'s answer with
+    /// `AT_SYMLINK_NOFOLLOW` in `flags`), as `statNoting`; `path` names it in the error.
+    package static func fstatatNoting(_ fd: Int32, _ name: String, _ st: inout stat, flags: Int32 = 0,
+                                      path: @autoclosure () -> String) -> Bool {
+        if fstatat(fd, name, &st, flags) == 0 { return true }
+        ShortageLog.noteFailure(flags & AT_SYMLINK_NOFOLLOW != 0 ? "lstat" : "stat", path())
+        return false
+    }
+
     /// Debug builds: whether a test made the status calls on `path` fail (`FileFaults`), with
     /// `errno` set; release builds: false.
     @inline(__always)

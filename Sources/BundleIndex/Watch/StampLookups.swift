@@ -122,10 +122,8 @@ enum StampLookups {
                 if folders.contains(prefix) { continue }
                 var st = stat()
                 // Missing, it can appear only by an event in a folder of the bundle.
-                guard fstatat(fd, prefix, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-                    ShortageLog.noteFailure("lstat", PathText.child(prefix, of: bundle))
-                    return false
-                }
+                guard FileSystem.fstatatNoting(fd, prefix, &st, flags: AT_SYMLINK_NOFOLLOW,
+                                               path: PathText.child(prefix, of: bundle)) else { return false }
                 switch st.st_mode & S_IFMT {
                 case S_IFLNK: return true
                 case S_IFDIR: folders.insert(prefix)
