@@ -1,9 +1,9 @@
 import Glibc
 
-/// What an index folder holds besides the LMDB environment, and when a build may replace what
-/// it holds: the files of an index, the mark a fault inside LMDB leaves, a watcher's lock
-/// (docs/reliability.md: "Crash safety" for the mark, the section on rebuilding an unusable
-/// index for the rest).
+/// What an index folder holds besides the LMDB environment, what must be true of its files
+/// before LMDB opens them, and when a build may replace what it holds: the files of an index,
+/// the mark a fault inside LMDB leaves, a watcher's lock (docs/reliability.md: "Crash safety"
+/// for the mark, the section on rebuilding an unusable index for the rest).
 extension IndexStore {
     /// Whether `error`, met opening the index at `path` for writing, is about an index of ours
     /// that cannot be used (another format version, damage, an empty or garbled data file) in a
@@ -25,6 +25,37 @@ extension IndexStore {
     /// included); false when it cannot be listed.
     static func holdsOnlyIndexFiles(_ path: String) -> Bool {
         FileSystem.names(in: path)?.allSatisfy(indexFiles.contains) ?? false
+    }
+
+    /// What LMDB would otherwise open blindly: it follows symbolic links (a `lock.mdb` linked
+    /// to another file has that file overwritten by any reader), blocks on a FIFO and maps any
+    /// file. An index folder writable by every user is refused too: anyone could swap its files
+    /// between this check and LMDB's open.
+    static func checkFiles(_ path: String) throws {
+        var st = stat()
+        if stat(path, &st) == 0 && st.st_mode & S_IWOTH != 0 {
+            throw BundleIndexError.insecure(path: path, reason: "the folder is writable by every user (chmod o-w \(path))")
+        }
+        // Left by a process whose read faulted inside LMDB (`MappedReadGuard`): LMDB may crash
+        // on that page again, wherever its pointers lead, so the index is not opened; a build
+        // replaces it.
+        if lstat(path + "/" + damageMark, &st) == 0 {
+            throw BundleIndexError.corrupt(path: path, reason: "a read of it faulted inside LMDB (a damaged page)")
+        }
+        for name in ["data.mdb", "lock.mdb"] {
+            guard lstat(path + "/" + name, &st) == 0 else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG:
+                if name == "data.mdb" && st.st_size == 0 {
+                    throw BundleIndexError.notAnIndex(path: path, reason: "data.mdb is empty")
+                }
+            case S_IFLNK:
+                throw BundleIndexError.insecure(path: path, reason: "\(name) is a symbolic link (an index folder holds "
+                                                + "its own files; remove the link)")
+            default:
+                throw BundleIndexError.notAnIndex(path: path, reason: "\(name) is not a regular file")
+            }
+        }
     }
 
     /// Removes an unusable index's files (see `isReplaceable`), leaving the folder.

@@ -46,7 +46,7 @@ package final class IndexStore: @unchecked Sendable {
     let identifiers: MDB_dbi_t
     let resources: MDB_dbi_t
     let strings: MDB_dbi_t
-    /// Bundle path → the id of the bundle that was there (`IndexWriter.retire`).
+    /// The ids of bundles that left the index, kept for their paths (`RetiredIDs`).
     let retired: MDB_dbi_t
 
     typealias MDB_dbi_t = UInt32
@@ -148,7 +148,7 @@ package final class IndexStore: @unchecked Sendable {
     /// The process's environment for `path`, LMDB's errors in the index's terms.
     private static func environment(path: String, readOnly: Bool, sharedWithWriters: Bool = true,
                                     mapSize: Int? = nil) throws -> LMDBEnvironment {
-        try checkFiles(path, readOnly: readOnly)
+        try checkFiles(path)
         if !readOnly { try StorageSpace.reserveLockFile(indexPath: path) }
         let mapSize = mapSize ?? StorageSpace.mapSize(indexPath: path)
         // LMDB allows one environment per file in a process: a second one takes the process's
@@ -179,37 +179,6 @@ package final class IndexStore: @unchecked Sendable {
         return errno == ENOENT && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
     }
 
-    /// What LMDB would otherwise open blindly: it follows symbolic links (a `lock.mdb` linked
-    /// to another file has that file overwritten by any reader), blocks on a FIFO and maps any
-    /// file. An index folder writable by every user is refused too: anyone could swap its files
-    /// between this check and LMDB's open.
-    private static func checkFiles(_ path: String, readOnly: Bool) throws {
-        var st = stat()
-        if stat(path, &st) == 0 && st.st_mode & S_IWOTH != 0 {
-            throw BundleIndexError.insecure(path: path, reason: "the folder is writable by every user (chmod o-w \(path))")
-        }
-        // Left by a process whose read faulted inside LMDB (`MappedReadGuard`): LMDB may crash
-        // on that page again, wherever its pointers lead, so the index is not opened; a build
-        // replaces it.
-        if lstat(path + "/" + damageMark, &st) == 0 {
-            throw BundleIndexError.corrupt(path: path, reason: "a read of it faulted inside LMDB (a damaged page)")
-        }
-        for name in ["data.mdb", "lock.mdb"] {
-            guard lstat(path + "/" + name, &st) == 0 else { continue }
-            switch st.st_mode & S_IFMT {
-            case S_IFREG:
-                if name == "data.mdb" && st.st_size == 0 {
-                    throw BundleIndexError.notAnIndex(path: path, reason: "data.mdb is empty")
-                }
-            case S_IFLNK:
-                throw BundleIndexError.insecure(path: path, reason: "\(name) is a symbolic link (an index folder holds "
-                                                + "its own files; remove the link)")
-            default:
-                throw BundleIndexError.notAnIndex(path: path, reason: "\(name) is not a regular file")
-            }
-        }
-    }
-
     private static func attach(path: String, environment env: LMDBEnvironment, create: Bool) throws -> IndexStore {
         do {
             let txn = try LMDBTransaction(environment: env, readOnly: !create)
@@ -219,15 +188,15 @@ package final class IndexStore: @unchecked Sendable {
             // unless its `meta` says it is an index (of another format version, which may have
             // databases this one does not know: a build must still replace it). Format 18 looked
             // for databases first, and took format 19's `retired` for another program's.
-            var existingMeta = try env.openDatabase("meta", in: txn, create: false)
+            let existingMeta = try env.openDatabase("meta", in: txn, create: false)
             let claimed = try existingMeta.map { try txn.get($0, key: Array("format".utf8)) == Array(formatName.utf8) } ?? false
             if create, !claimed, let foreign = try env.namedDatabases(in: txn).first(where: { !ownDatabases.contains($0) }) {
                 throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment of another program "
                                                   + "(it has a database \"\(foreign)\"); bundleidx leaves it alone")
             }
-            if existingMeta == nil { existingMeta = try env.openDatabase("meta", in: txn, create: create) }
-            let metaDbi = existingMeta
-            guard let metaDbi else { throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata") }
+            guard let metaDbi = try existingMeta ?? env.openDatabase("meta", in: txn, create: create) else {
+                throw BundleIndexError.notAnIndex(path: path, reason: "it is an LMDB environment without bundleidx metadata")
+            }
             let format = try txn.get(metaDbi, key: Array("format".utf8))
             if let format {
                 guard format == Array(formatName.utf8) else {

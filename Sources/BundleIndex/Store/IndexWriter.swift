@@ -168,8 +168,9 @@ package struct IndexWriter {
     /// scan that found it began (`wallClockNanoseconds`), before it read anything. A bundle written again keeps
     /// its id, so a reader holding it keeps finding its resources, and only its records that
     /// changed are written (`LMDBTransaction.replacePrefix`). A bundle where one was before it
-    /// left the index (deleted and put back, moved away and back) gets that one's id again
-    /// (`retire`); any other gets a fresh id, whose keys sort last and are appended.
+    /// left the index (deleted and put back, moved away and back), with the same identifiers,
+    /// gets that one's id again (`takeRetiredID`); any other gets a fresh id, whose keys sort
+    /// last and are appended.
     @discardableResult
     package func addBundle(_ bundle: ScannedBundle, root: String, scanBegan: UInt64) throws -> BundleRecord {
         let previous = try bundleRecord(path: bundle.path)
