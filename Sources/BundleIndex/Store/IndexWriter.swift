@@ -174,12 +174,13 @@ package struct IndexWriter {
     @discardableResult
     package func addBundle(_ bundle: ScannedBundle, root: String, scanBegan: UInt64) throws -> BundleRecord {
         let previous = try bundleRecord(path: bundle.path)
+        let identifiers = BundleRecord.identifiers(of: bundle.infoPlists)
         let id: UInt64
         // Records of an id given back go in place: its keys do not sort last.
         var appends = previous == nil
         if let previous {
             id = previous.id
-        } else if let retired = try takeRetiredID(path: bundle.path, identifiers: BundleRecord.identifiers(of: bundle.infoPlists)) {
+        } else if let retired = try takeRetiredID(path: bundle.path, identifiers: identifiers) {
             id = retired
             appends = false
         } else {
@@ -200,7 +201,6 @@ package struct IndexWriter {
         } else {
             try txn.putAppendingWhenLast(store.bundles, key: Array(bundle.path.utf8), value: record.encode())
         }
-        let identifiers = BundleRecord.identifiers(of: bundle.infoPlists)
         let before = previous?.identifiers ?? []
         for gone in before.subtracting(identifiers) {
             try txn.delete(store.identifiers, key: Array(gone.text.utf8), value: Array(bundle.path.utf8))

@@ -19,6 +19,16 @@ struct RetiredIDs {
         let id: UInt64
         let sequence: UInt64
         let identity: UInt64
+
+        /// A path entry's value; nil when it is not 20 bytes (damage).
+        init?(_ value: [UInt8]) {
+            guard value.count == 20 else { return nil }
+            (id, sequence, identity) = value.withUnsafeBytes { raw in
+                (UInt64(raw.loadUnaligned(as: UInt32.self).littleEndian),
+                 raw.loadUnaligned(fromByteOffset: 4, as: UInt64.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 12, as: UInt64.self).littleEndian)
+            }
+        }
     }
 
     /// Keeps `id` for `path` as retirement number `sequence`; past `limit` paths, forgets the
@@ -46,24 +56,22 @@ struct RetiredIDs {
         }
     }
 
-    /// Takes out what is kept for `path` (both of its entries), if anything is.
+    /// Takes out what is kept for `path` (both of its entries), if anything is. Every bundle
+    /// new to the index asks: one read, and nothing written when there is no entry.
     func take(_ path: String) throws -> Kept? {
-        let found = try kept(path)
+        let key = Array(path.utf8)
+        guard let value = try txn.get(dbi, key: key) else { return nil }
         // A value that is not 20 bytes (damage) goes too; its age entry, if any, goes when it
         // is the oldest.
-        _ = try txn.delete(dbi, key: Array(path.utf8))
-        if let found { _ = try txn.delete(dbi, key: Self.ageKey(found.sequence)) }
+        _ = try txn.delete(dbi, key: key)
+        guard let found = Kept(value) else { return nil }
+        _ = try txn.delete(dbi, key: Self.ageKey(found.sequence))
         return found
     }
 
     /// The path entry of `path`; nil when there is none or it is not 20 bytes.
     private func kept(_ path: String) throws -> Kept? {
-        guard let value = try txn.get(dbi, key: Array(path.utf8)), value.count == 20 else { return nil }
-        return value.withUnsafeBytes { raw in
-            Kept(id: UInt64(raw.loadUnaligned(as: UInt32.self).littleEndian),
-                 sequence: raw.loadUnaligned(fromByteOffset: 4, as: UInt64.self).littleEndian,
-                 identity: raw.loadUnaligned(fromByteOffset: 12, as: UInt64.self).littleEndian)
-        }
+        try txn.get(dbi, key: Array(path.utf8)).flatMap(Kept.init)
     }
 
     static func ageKey(_ sequence: UInt64) -> [UInt8] {
